@@ -1,0 +1,121 @@
+"""Cluster constraints of the η polytope, shared by the dual solver and the HiGHS model.
+
+Jaakkola et al. 2010, eq. 6: for every cluster C ⊆ V with |C| >= 2, some member of C has
+all its parents outside C::
+
+    sum_{i in C} sum_{s : s ∩ C = ∅} η_i(s) >= 1,       I_C(s) = [s ∩ C = ∅].
+
+A family of clusters is a ``(K, W)`` uint64 array of bitsets (see :mod:`lpbn.bitsets`),
+so the same object can be passed between back ends.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numba
+import numpy as np
+
+from . import bitsets as bs
+from .cache import ScoreCache
+
+
+class ClusterFamily:
+    """A growable list of cluster bitsets over ``n`` variables (duplicates are ignored)."""
+
+    def __init__(self, n: int, clusters: Iterable[Iterable[int]] | np.ndarray | None = None):
+        self.n = n
+        self.words = bs.n_words(n)
+        self._bits = np.zeros((0, self.words), dtype=np.uint64)
+        self._keys: set[bytes] = set()
+        if clusters is not None:
+            if isinstance(clusters, np.ndarray) and clusters.dtype == np.uint64:
+                for row in clusters:
+                    self.add_bitset(row)
+            else:
+                for c in clusters:
+                    self.add(c)
+
+    @property
+    def bits(self) -> np.ndarray:
+        """The clusters as a (K, W) uint64 array."""
+        return self._bits
+
+    def __len__(self) -> int:
+        return self._bits.shape[0]
+
+    def add(self, members: Iterable[int]) -> bool:
+        """Add the cluster with these variables; False when already present or too small."""
+        return self.add_bitset(bs.to_bitset(members, self.n))
+
+    def add_bitset(self, words: np.ndarray) -> bool:
+        words = np.asarray(words, dtype=np.uint64).reshape(self.words)
+        if sum(bin(int(w)).count("1") for w in words) < 2:
+            return False
+        key = words.tobytes()
+        if key in self._keys:
+            return False
+        self._keys.add(key)
+        self._bits = np.vstack([self._bits, words[None, :]])
+        return True
+
+    def members(self, k: int) -> list[int]:
+        return bs.from_bitset(self._bits[k])
+
+    def copy(self) -> "ClusterFamily":
+        out = ClusterFamily(self.n)
+        out._bits = self._bits.copy()
+        out._keys = set(self._keys)
+        return out
+
+
+def cluster_row(cache: ScoreCache, cluster: np.ndarray) -> np.ndarray:
+    """Global candidate indices j with family(j) ∈ C and parents(j) ∩ C = ∅ (row of eq. 6)."""
+    return _cluster_row(cache.bits, cache.family, np.asarray(cluster, dtype=np.uint64))
+
+
+def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All rows of eq. 6 for a (K, W) cluster array, as CSR (ptr, candidate indices)."""
+    return _cluster_rows_csr(cache.bits, cache.family, np.asarray(clusters, dtype=np.uint64))
+
+
+def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """Left-hand sides of eq. 6 at a point ``eta`` (m,) for each cluster."""
+    ptr, idx = cluster_rows_csr(cache, clusters)
+    sums = np.add.reduceat(np.asarray(eta, dtype=np.float64)[idx], ptr[:-1]) if len(idx) else \
+        np.zeros(len(ptr) - 1)
+    sums[np.diff(ptr) == 0] = 0.0
+    return sums
+
+
+@numba.njit(cache=True)
+def _cluster_row(bits, family, cluster):
+    m = bits.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    k = 0
+    for j in range(m):
+        if bs.has_bit(cluster, family[j]) and bs.is_disjoint(bits, j, cluster):
+            out[k] = j
+            k += 1
+    return out[:k]
+
+
+@numba.njit(cache=True)
+def _cluster_rows_csr(bits, family, clusters):
+    K = clusters.shape[0]
+    m = bits.shape[0]
+    ptr = np.zeros(K + 1, dtype=np.int64)
+    buf = np.empty(max(1, m), dtype=np.int64)
+    chunks = []
+    for c in range(K):
+        k = 0
+        for j in range(m):
+            if bs.has_bit(clusters[c], family[j]) and bs.is_disjoint(bits, j, clusters[c]):
+                buf[k] = j
+                k += 1
+        chunks.append(buf[:k].copy())
+        ptr[c + 1] = ptr[c] + k
+    idx = np.empty(ptr[K], dtype=np.int64)
+    for c in range(K):
+        idx[ptr[c]:ptr[c + 1]] = chunks[c]
+    return ptr, idx

@@ -1,0 +1,1 @@
+"""One module per ``lpbn`` subcommand (see :mod:`lpbn.cli`)."""

@@ -1,0 +1,222 @@
+"""GOBNILP / Jaakkola "jkl" local-score files, including BLIP's variant.
+
+Layout (any whitespace; blank lines and ``#`` comment lines are skipped anywhere)::
+
+    n
+    NAME k                  # one block per variable
+    SCORE p PARENT_1 ... PARENT_p   (k lines)
+
+Scores are log-scores (higher is better).  Names are arbitrary tokens or integer ids;
+parents always refer to block names.  Lines after the n-th block (MINOBS-anc appends a
+side-constraint section) are ignored with a warning, unless they form another variable
+block, which means the count on line 1 is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from typing import Iterator
+
+import numpy as np
+
+from ..atomic import atomic_write
+from ..cache import ScoreCache
+from ..errors import LpbnWarning, ScoreFileError
+from .textio import read_text
+
+
+class _Lines:
+    """Significant lines of a text as (line number, tokens)."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.pos = 0
+
+    def next(self) -> tuple[int, list[str]] | None:
+        while self.pos < len(self.lines):
+            self.pos += 1
+            s = self.lines[self.pos - 1].strip()
+            if s and not s.startswith("#"):
+                return self.pos, s.split()
+        return None
+
+    def column(self, lineno: int, token_index: int) -> int:
+        """1-based column of the token_index-th token on a line."""
+        line = self.lines[lineno - 1]
+        col = 0
+        for t in range(token_index + 1):
+            while line[col].isspace():
+                col += 1
+            if t == token_index:
+                return col + 1
+            while col < len(line) and not line[col].isspace():
+                col += 1
+        return col + 1
+
+
+def _int(tok: str) -> int | None:
+    try:
+        return int(tok)
+    except ValueError:
+        return None
+
+
+def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
+    """Parse jkl text into a :class:`ScoreCache` (see module docstring)."""
+    src = _Lines(text)
+
+    def fail(msg: str, line: int | None = None, col: int | None = None):
+        raise ScoreFileError(msg, path, line, col)
+
+    first = src.next()
+    if first is None:
+        fail("empty file: expected the number of variables")
+    line0, toks = first
+    n = _int(toks[0]) if len(toks) == 1 else None
+    if n is None or n < 1:
+        fail(f"expected the number of variables (a positive integer), found {' '.join(toks)[:40]!r}", line0, 1)
+
+    names: list[str] = []
+    name_line: dict[str, int] = {}
+    raw: list[list[tuple[int, float, list[str]]]] = []
+    for b in range(n):
+        head = src.next()
+        if head is None:
+            fail(f"truncated file: expected {n} variable blocks, found {b}", len(src.lines))
+        ln, toks = head
+        k = _int(toks[1]) if len(toks) == 2 else None
+        if k is None or k < 0:
+            fail(f"expected a block header 'NAME COUNT' for variable {b + 1} of {n}, found "
+                 f"{' '.join(toks)[:40]!r}", ln, 1)
+        name = toks[0]
+        if name in name_line:
+            fail(f"variable {name} has a second block (first at line {name_line[name]})", ln, 1)
+        if k == 0:
+            fail(f"variable {name} has no candidate parent sets", ln, len(toks[0]) + 2)
+        name_line[name] = ln
+        names.append(name)
+        fam = []
+        for c in range(k):
+            row = src.next()
+            if row is None:
+                fail(f"truncated file: variable {name} declares {k} parent sets, found {c}",
+                     len(src.lines))
+            ln, toks = row
+            fam.append(_score_line(toks, ln, src, fail, name, k, c))
+        raw.append(fam)
+
+    _check_trailing(src, path, name_line)
+    index = {v: i for i, v in enumerate(names)}
+    return _build(names, raw, index, path, src, meta={"format": "jkl"})
+
+
+def _score_line(toks, ln, src, fail, name, k, c):
+    try:
+        score = float(toks[0])
+    except ValueError:
+        if len(toks) == 2 and _int(toks[1]) is not None:
+            fail(f"variable {name} declares {k} parent sets but only {c} precede this block "
+                 f"header", ln, 1)
+        fail(f"expected a score, found {toks[0][:30]!r}", ln, 1)
+    if not math.isfinite(score):
+        fail(f"score {toks[0]} is not finite", ln, 1)
+    p = _int(toks[1]) if len(toks) >= 2 else None
+    if p is None or p < 0:
+        fail("expected the parent count after the score", ln, src.column(ln, 1) if len(toks) > 1 else None)
+    if len(toks) - 2 != p:
+        fail(f"parent count {p} does not match the {len(toks) - 2} parents listed", ln,
+             src.column(ln, 1))
+    return ln, score, toks[2:]
+
+
+def _check_trailing(src: _Lines, path: str, name_line: dict[str, int]) -> None:
+    rest = src.next()
+    if rest is None:
+        return
+    ln, toks = rest
+    # Another complete-looking variable block means the count on line 1 is wrong.
+    if len(toks) == 2 and _int(toks[1]) is not None and int(toks[1]) > 0:
+        nxt = src.next()
+        if nxt is not None:
+            try:
+                float(nxt[1][0])
+                is_score = len(nxt[1]) >= 2 and _int(nxt[1][1]) == len(nxt[1]) - 2
+            except ValueError:
+                is_score = False
+            if is_score and "." in nxt[1][0]:
+                if toks[0] in name_line:
+                    raise ScoreFileError(f"variable {toks[0]} has a second block (first at line "
+                                         f"{name_line[toks[0]]})", path, ln, 1)
+                raise ScoreFileError(f"count mismatch: line 1 declares {len(name_line)} variables "
+                                     f"but another variable block ({toks[0]}) follows", path, ln, 1)
+    remaining = 1 + sum(1 for s in src.lines[src.pos:] if s.strip())
+    warnings.warn(f"{path}:{ln}: ignoring {remaining} trailing line(s) after the "
+                  f"{len(name_line)} variable blocks (side constraints?)", LpbnWarning, stacklevel=4)
+
+
+def _build(names, raw, index, path, src, meta) -> ScoreCache:
+    """Resolve parent names, check each set, build the cache (duplicates: keep best, warn)."""
+    scores: list[float] = []
+    items: list[int] = []
+    ptr = [0]
+    offsets = [0]
+    for i, fam in enumerate(raw):
+        seen: dict[tuple[int, ...], tuple[int, int]] = {}
+        for ln, score, parents in fam:
+            idx = []
+            for t, pname in enumerate(parents):
+                j = index.get(pname)
+                if j is None:
+                    raise ScoreFileError(f"unknown parent {pname[:40]!r} of variable {names[i]}",
+                                         path, ln, src.column(ln, t + src_offset(meta)) if src else None)
+                if j == i:
+                    raise ScoreFileError(f"variable {names[i]} is listed as its own parent",
+                                         path, ln, src.column(ln, t + src_offset(meta)) if src else None)
+                idx.append(j)
+            key = tuple(sorted(idx))
+            if len(set(key)) != len(key):
+                dup = next(names[v] for v in key if key.count(v) > 1)
+                raise ScoreFileError(f"parent {dup} is repeated in a parent set of {names[i]}", path, ln)
+            if key in seen:
+                first_line, pos = seen[key]
+                warnings.warn(f"{path}:{ln}: duplicate parent set of {names[i]} (first at line "
+                              f"{first_line}); keeping the better score", LpbnWarning, stacklevel=4)
+                scores[pos] = max(scores[pos], score)
+                continue
+            seen[key] = (ln, len(scores))
+            scores.append(score)
+            items.extend(key)
+            ptr.append(len(items))
+        offsets.append(len(scores))
+    return ScoreCache(names, np.array(offsets), np.array(scores, dtype=np.float64), np.array(ptr),
+                      np.array(items, dtype=np.int32), meta=meta, source=path)
+
+
+def src_offset(meta) -> int:
+    """Index of the first parent token on a score line (jkl: 2, pss: 1)."""
+    return 1 if meta.get("format") == "pss" else 2
+
+
+def read_jkl(path: str | os.PathLike) -> ScoreCache:
+    """Read a (possibly gzipped) jkl file."""
+    return parse_jkl(read_text(path, ScoreFileError), str(path))
+
+
+def jkl_lines(cache: ScoreCache) -> Iterator[str]:
+    """The jkl text of a cache, line by line; scores are written with ``repr`` (bit-exact)."""
+    yield f"{cache.n}\n"
+    names = cache.names
+    for i in range(cache.n):
+        r = cache.family_range(i)
+        yield f"{names[i]} {len(r)}\n"
+        for j in r:
+            ps = cache.parents(j)
+            yield " ".join([repr(float(cache.scores[j])), str(len(ps)), *(names[p] for p in ps)]) + "\n"
+
+
+def write_jkl(cache: ScoreCache, path: str | os.PathLike) -> None:
+    """Write a cache as GOBNILP jkl (atomically)."""
+    with atomic_write(path) as fh:
+        fh.writelines(jkl_lines(cache))

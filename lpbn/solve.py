@@ -1,0 +1,195 @@
+"""The front door: ``lpbn.solve(cache, method=...)`` and the method registry.
+
+Like ``scipy.optimize.minimize``, every method returns the same :class:`SolveResult`.  A
+method is a function ``fn(cache, control, **options) -> SolveResult`` registered under a
+name; it reads its limits from the :class:`SolveControl` and reports every improvement
+through it, which builds the trace and drives callbacks and progress lines.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import os
+import sys
+import time
+from typing import Any, Callable
+
+from .cache import ScoreCache
+from .errors import InputError
+from .result import OPTIMALITY_TOLERANCE, SolveResult, relative_gap
+
+#: name -> "module:function" (imported lazily) or a callable.
+_METHODS: dict[str, str | Callable[..., SolveResult]] = {
+    "dp": "lpbn.dp:solve_dp",
+    "brute": "lpbn.brute:solve_brute",
+    "dual": "lpbn.dual.solver:solve_dual",
+    "highs": "lpbn.highs.ilp:solve_highs",
+    "pulp-cbc": "lpbn.highs.pulp_model:solve_pulp_cbc",
+    "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
+}
+
+#: Largest n for which ``method="auto"`` picks the subset DP.
+AUTO_DP_MAX_N = 20
+
+
+def register_method(name: str, func: str | Callable[..., SolveResult]) -> None:
+    """Register (or replace) a method under ``name``: a callable or ``"module:function"``."""
+    _METHODS[name] = func
+
+
+def _resolve(name: str) -> Callable[..., SolveResult]:
+    target = _METHODS.get(name)
+    if target is None:
+        raise InputError(f"unknown method {name!r}; choose from {', '.join(available_methods())}")
+    if callable(target):
+        return target
+    module, _, func = target.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("lpbn"):
+            raise InputError(f"method {name!r} is not available in this build of lpbn") from None
+        raise
+    return getattr(mod, func)
+
+
+def available_methods() -> list[str]:
+    """Names of registered methods whose implementation can be imported."""
+    names = []
+    for name, target in _METHODS.items():
+        if callable(target):
+            names.append(name)
+            continue
+        module = target.partition(":")[0]
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            continue
+        try:
+            if importlib.util.find_spec(module) is not None:
+                names.append(name)
+        except ModuleNotFoundError:
+            pass
+    return names
+
+
+class SolveControl:
+    """Limits, trace and progress shared by every method.
+
+    Methods call :meth:`improved` whenever their best score or bound changes, and poll
+    :meth:`should_stop` in their loops; a stop returns the best so far, never raises.
+    """
+
+    def __init__(self, time_limit: float | None = None, gap_limit: float | None = None,
+                 node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
+                 progress: bool | None = None, tolerance: float = OPTIMALITY_TOLERANCE):
+        for label, v in (("time_limit", time_limit), ("gap_limit", gap_limit), ("node_limit", node_limit)):
+            if v is not None and not (isinstance(v, (int, float)) and v >= 0 and not math.isnan(v)):
+                raise InputError(f"{label} must be a non-negative number, got {v!r}")
+        self.time_limit = time_limit
+        self.gap_limit = gap_limit
+        self.node_limit = node_limit
+        self.callback = callback
+        self.progress = progress
+        self.tolerance = tolerance
+        self.start = time.perf_counter()
+        self.best = -math.inf
+        self.bound = math.inf
+        self.trace: list[tuple[float, float, float]] = []
+        self.stop_reason: str | None = None
+        self._last_progress = self.start
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float:
+        """Seconds left before the time limit (inf without one)."""
+        return math.inf if self.time_limit is None else max(0.0, self.time_limit - self.elapsed())
+
+    def improved(self, best: float | None = None, bound: float | None = None, **info) -> None:
+        """Record a new best score and/or upper bound (kept monotone), trace it, report it."""
+        changed = False
+        if best is not None and best > self.best:
+            self.best = float(best)
+            changed = True
+        if bound is not None and bound < self.bound:
+            self.bound = float(bound)
+            changed = True
+        if changed:
+            self.trace.append((self.elapsed(), self.best, self.bound))
+            if self.callback is not None:
+                self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
+                               "gap": self.gap, **info})
+        self._maybe_progress(info)
+
+    @property
+    def gap(self) -> float:
+        return relative_gap(self.best, self.bound)
+
+    def closed(self) -> bool:
+        """True when the best score meets the bound within the optimality tolerance."""
+        return self.gap <= self.tolerance
+
+    def should_stop(self, nodes: int | None = None) -> str | None:
+        """The status to stop with (``time_limit``/``gap_limit``/``node_limit``) or None."""
+        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+            self.stop_reason = "time_limit"
+        elif self.gap_limit is not None and self.gap <= self.gap_limit and math.isfinite(self.best):
+            self.stop_reason = "gap_limit"
+        elif self.node_limit is not None and nodes is not None and nodes >= self.node_limit:
+            self.stop_reason = "node_limit"
+        return self.stop_reason
+
+    def _maybe_progress(self, info: dict[str, Any]) -> None:
+        show = self.progress if self.progress is not None else False
+        now = time.perf_counter()
+        if not show or now - self._last_progress < 1.0:
+            return
+        self._last_progress = now
+        extra = " ".join(f"{k}={v}" for k, v in info.items())
+        print(f"[{self.elapsed():8.1f}s] best {self.best:.6f}  bound {self.bound:.6f}  "
+              f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
+
+
+def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
+          time_limit: float | None = None, gap_limit: float | None = None,
+          node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
+          progress: bool | None = None, **options: Any) -> SolveResult:
+    """Learn a maximum-score DAG from a local-score cache.
+
+    Parameters
+    ----------
+    cache : ScoreCache or path
+        The candidate parent sets and local scores (a path is read with
+        :func:`lpbn.read_scores`).
+    method : str
+        ``"dp"`` (subset DP, Silander & Myllymäki 2006), ``"dual"`` (Jaakkola et al. 2010),
+        ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
+        ``"brute"`` (tests only), or ``"auto"``: DP for n <= 20, else the dual solver.
+    time_limit, gap_limit, node_limit
+        Stop early with the best DAG and bound so far (status says which limit).
+    callback
+        Called with a dict (seconds, best, bound, gap, ...) at every improvement.
+    progress
+        Print a progress line to stderr at most once a second.
+    **options
+        Passed to the method.
+
+    Returns
+    -------
+    SolveResult
+    """
+    if not isinstance(cache, ScoreCache):
+        from .formats import read_scores
+        cache = read_scores(cache)
+    if method == "auto":
+        method = "dp" if cache.n <= AUTO_DP_MAX_N or "dual" not in available_methods() else "dual"
+    fn = _resolve(method)
+    control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
+                           callback=callback, progress=progress)
+    result = fn(cache, control, **options)
+    result.seconds = control.elapsed()
+    if not result.trace:
+        result.trace = list(control.trace)
+    result.method = result.method or method
+    return result
