@@ -12,6 +12,22 @@ from .solve import SolveControl, available_methods, register_method, solve
 
 __version__ = "0.1.0"
 
+#: Functions of optional sub-packages, imported on first use (``lpbn.score_data`` ...).
+_LAZY = {
+    "score_data": "lpbn.scoring",
+    "read_data": "lpbn.scoring",
+    "crosscheck": "lpbn.highs.crosscheck",
+    "bound_gap_table": "lpbn.highs.gap",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lpbn' has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(module), name)
+
 __all__ = [
     "DAG", "CacheSummary", "DataFileError", "InputError", "LpbnError", "LpbnWarning",
     "ScoreCache", "ScoreFileError", "SolveControl", "SolveResult", "available_methods",

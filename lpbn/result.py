@@ -168,6 +168,8 @@ class SolveResult:
     stats: dict[str, Any] = field(default_factory=dict)
     trace: list[tuple[float, float, float]] = field(default_factory=list)
     message: str = ""
+    #: Method-specific objects that are not JSON (e.g. the dual's final ClusterFamily).
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def gap(self) -> float:

@@ -1,0 +1,39 @@
+"""Shared fixtures: the bundled instances and, when present, the shared benchmark collection."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANCES = ROOT / "instances"
+
+
+def shared_dir() -> Path | None:
+    """The shared benchmark collection (``$LPBN_SHARED`` or ``../shared``), or None."""
+    env = os.environ.get("LPBN_SHARED")
+    cand = Path(env) if env else ROOT.parent / "shared"
+    return cand if (cand / "instances" / "KNOWN_OPTIMA.json").exists() else None
+
+
+@pytest.fixture(scope="session")
+def instances() -> Path:
+    return INSTANCES
+
+
+@pytest.fixture(scope="session")
+def known_optima() -> dict:
+    """instances/KNOWN_OPTIMA.json: exact_dp, gobnilp_bic3 and published optima."""
+    return json.loads((INSTANCES / "KNOWN_OPTIMA.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The shared collection; tests that need it are skipped when it is absent."""
+    d = shared_dir()
+    if d is None:
+        pytest.skip("shared benchmark collection not found (set LPBN_SHARED)")
+    return d
