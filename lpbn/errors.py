@@ -43,8 +43,11 @@ class DataFileError(InputError):
         super().__init__(_locate(message, path, line, column))
 
 
-class ResourceLimitError(LpbnError):
-    """A method refuses to start because it would exceed a configured resource limit."""
+class ResourceLimitError(InputError):
+    """A method refuses to start because it would exceed a configured resource limit.
+
+    It is a usage problem (pick another method or raise the limit), so the CLI exits 2.
+    """
 
 
 class LpbnWarning(UserWarning):
