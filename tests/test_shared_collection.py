@@ -1,0 +1,46 @@
+"""Opt-in sweeps over the shared benchmark collection (skipped when it is absent)."""
+
+import json
+import warnings
+
+import pytest
+
+import lpbn
+from lpbn import ScoreFileError
+
+SCORE_SUFFIXES = (".jkl", ".BIC", ".BDeu", ".scores", ".txt", ".3", ".pss")
+
+
+def collection_score_files(shared):
+    out = []
+    for base in (shared / "instances", shared / "anchors"):
+        for p in sorted(base.rglob("*")):
+            name = p.name[:-3] if p.name.endswith(".gz") else p.name
+            if p.is_file() and name.endswith(SCORE_SUFFIXES) and "papers" not in p.parts:
+                out.append(p)
+    return out
+
+
+def test_every_score_file_parses_or_fails_precisely(shared):
+    files = collection_score_files(shared)
+    assert len(files) >= 180
+    for f in files:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lpbn.LpbnWarning)
+            try:
+                c = lpbn.read_scores(f)
+            except ScoreFileError as exc:  # must name the file
+                assert str(f) in str(exc)
+                continue
+        assert c.n >= 1
+
+
+def test_dp_reproduces_all_known_optima(shared):
+    known = json.loads((shared / "instances/KNOWN_OPTIMA.json").read_text())["computed_exact_dp"]
+    assert len(known) == 157
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lpbn.LpbnWarning)
+        for path, entry in known.items():
+            r = lpbn.solve(shared / "instances" / path, "dp")
+            assert r.status == "optimal"
+            assert r.score == pytest.approx(entry["optimum"], rel=1e-6), path
