@@ -1,0 +1,229 @@
+"""The η linear program in HiGHS (Jaakkola et al. 2010, eqs. 2, 5, 6 and 7).
+
+Columns are the parent-set indicators η_i(s), one per candidate of the cache (global
+candidate index j = column j), with objective W_i(s) (maximised) and bounds [0, 1].
+Rows are
+
+* one convexity row per variable, Σ_s η_i(s) = 1 (the "simple constraints" of §4);
+* cluster rows (eq. 6), Σ_{i∈C} Σ_{s: s∩C=∅} η_i(s) >= 1, built from a
+  :class:`lpbn.clusters.ClusterFamily` with :func:`lpbn.clusters.cluster_rows_csr`;
+* optionally lifted cycle inequalities (eq. 5), Σ_{(j,i)∈E_C} Σ_{s∋j} η_i(s) <= |E_C| - 1.
+
+Rows are appended with ``Highs.addRows`` from CSR arrays (no per-element Python loops);
+HiGHS keeps the previous basis, so every re-solve after adding rows is a dual-simplex warm
+start.  The same object becomes the ILP of :mod:`lpbn.highs.ilp` by marking the columns
+integral.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+
+from ..cache import ScoreCache
+from ..clusters import ClusterFamily, cluster_rows_csr
+
+_OPTIMAL = highspy.HighsModelStatus.kOptimal
+
+
+@dataclass
+class LPSolution:
+    """Outcome of one LP solve: status string, objective value (upper bound) and η*."""
+
+    status: str
+    value: float
+    eta: np.ndarray | None
+    iterations: int = 0
+
+
+@dataclass
+class MIPSolution:
+    """Outcome of one MIP solve.
+
+    ``bound`` is HiGHS's dual bound (a valid upper bound on the MIP over the current rows,
+    hence on every DAG), ``choice`` the incumbent's candidate per variable or None.
+    """
+
+    status: str
+    bound: float
+    value: float
+    choice: np.ndarray | None
+    nodes: int = 0
+
+
+def _status_name(h: highspy.Highs) -> str:
+    st = h.getModelStatus()
+    if st == _OPTIMAL:
+        return "optimal"
+    if st == highspy.HighsModelStatus.kTimeLimit:
+        return "time_limit"
+    if st == highspy.HighsModelStatus.kInfeasible:
+        return "infeasible"
+    if st == highspy.HighsModelStatus.kInterrupt:
+        return "interrupted"
+    return h.modelStatusToString(st)
+
+
+class EtaLP:
+    """The η LP/ILP of a cache with incrementally added cluster and cycle rows.
+
+    Parameters
+    ----------
+    cache : ScoreCache
+    clusters : ClusterFamily or (K, W) uint64 array, optional
+        Initial cluster rows (eq. 6).
+    threads : int
+        HiGHS threads (1 keeps the machine shareable and results reproducible).
+    """
+
+    def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None, *,
+                 threads: int = 1, log: bool = False):
+        self.cache = cache
+        self.n, self.m = cache.n, cache.m
+        self.clusters = ClusterFamily(cache.n)
+        self.cycles: list[tuple[int, ...]] = []
+        self.integer = False
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", bool(log))
+        h.setOptionValue("threads", int(threads))
+        h.setOptionValue("random_seed", 0)
+        m = self.m
+        zero = np.zeros(m + 1, dtype=np.int32)
+        h.addCols(m, np.asarray(cache.scores, dtype=np.float64), np.zeros(m), np.ones(m), 0,
+                  zero[:m], np.zeros(0, dtype=np.int32), np.zeros(0))
+        h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        # convexity rows: variable i's candidates are the contiguous range offsets[i]:offsets[i+1]
+        ones = np.ones(self.n)
+        h.addRows(self.n, ones, ones, m, np.asarray(cache.offsets[:-1], dtype=np.int32),
+                  np.arange(m, dtype=np.int32), np.ones(m))
+        self.h = h
+        self.row_kind: list[str] = ["convexity"] * self.n
+        if clusters is not None:
+            self.add_clusters(clusters)
+
+    # ------------------------------------------------------------------ rows
+    @property
+    def num_rows(self) -> int:
+        return self.h.getNumRow()
+
+    def add_clusters(self, clusters: ClusterFamily | np.ndarray) -> int:
+        """Append the eq. 6 rows of the clusters not yet in the model; returns how many."""
+        bits = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
+        bits = bits.reshape(-1, self.clusters.words)
+        new = np.array([self.clusters.add_bitset(b) for b in bits], dtype=bool) if len(bits) else \
+            np.zeros(0, dtype=bool)
+        if not new.any():
+            return 0
+        fresh = bits[new]
+        ptr, idx = cluster_rows_csr(self.cache, fresh)
+        k = len(fresh)
+        self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
+                       ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
+        self.row_kind += ["cluster"] * k
+        return k
+
+    def add_cycles(self, cycles: list[list[int]]) -> int:
+        """Append lifted cycle inequalities (eq. 5) for directed cycles v0 -> v1 -> ... -> v0."""
+        from .separation import cycle_rows_csr
+        seen = set(self.cycles)
+        fresh = []
+        for cyc in cycles:
+            key = _canonical_cycle(cyc)
+            if len(key) >= 2 and key not in seen:
+                seen.add(key)
+                fresh.append(key)
+        if not fresh:
+            return 0
+        ptr, idx, rhs = cycle_rows_csr(self.cache, fresh)
+        k = len(fresh)
+        self.h.addRows(k, np.full(k, -highspy.kHighsInf), rhs, len(idx), ptr[:-1].astype(np.int32),
+                       idx.astype(np.int32), np.ones(len(idx)))
+        self.cycles += fresh
+        self.row_kind += ["cycle"] * k
+        return k
+
+    # ------------------------------------------------------------------ solving
+    def set_time_limit(self, seconds: float | None) -> None:
+        self.h.setOptionValue("time_limit", float(seconds) if seconds is not None and
+                              math.isfinite(seconds) else highspy.kHighsInf)
+
+    def set_integer(self, integer: bool = True) -> None:
+        """Mark every column integral (the ILP) or continuous (the LP)."""
+        if integer == self.integer:
+            return
+        kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
+        self.h.changeColsIntegrality(self.m, np.arange(self.m, dtype=np.int32),
+                                     np.full(self.m, int(kind), dtype=np.uint8))
+        self.integer = integer
+
+    def solve_lp(self, time_limit: float | None = None) -> LPSolution:
+        """Solve the LP over the current rows (warm-started from the last basis)."""
+        self.set_integer(False)
+        self.set_time_limit(time_limit)
+        self.h.run()
+        status = _status_name(self.h)
+        info = self.h.getInfo()
+        if status != "optimal":
+            return LPSolution(status, math.inf, None, int(info.simplex_iteration_count))
+        eta = np.asarray(self.h.getSolution().col_value, dtype=np.float64)
+        value = float(info.objective_function_value)
+        return LPSolution(status, value, eta, int(info.simplex_iteration_count))
+
+    def solve_mip(self, time_limit: float | None = None, start: np.ndarray | None = None,
+                  rel_gap: float = 1e-10) -> MIPSolution:
+        """Solve the ILP over the current rows; ``start`` is a candidate per variable to try first."""
+        self.set_integer(True)
+        self.set_time_limit(time_limit)
+        h = self.h
+        h.setOptionValue("mip_rel_gap", float(rel_gap))
+        h.setOptionValue("mip_abs_gap", 1e-9)
+        if start is not None:
+            h.setSolution(len(start), np.asarray(start, dtype=np.int32), np.ones(len(start)))
+        h.run()
+        status = _status_name(h)
+        info = h.getInfo()
+        bound = float(info.mip_dual_bound)
+        if not math.isfinite(bound) and status == "optimal":
+            bound = float(info.objective_function_value)
+        choice = None
+        value = -math.inf
+        if int(info.primal_solution_status) == 2:  # feasible point available
+            x = np.asarray(h.getSolution().col_value, dtype=np.float64)
+            choice = choice_from_eta(self.cache, x)
+            value = float(np.sum(self.cache.scores[choice]))
+        if bound < -1e300:
+            bound = math.inf
+        return MIPSolution(status, bound if math.isfinite(bound) else math.inf, value, choice,
+                           int(info.mip_node_count))
+
+
+def choice_from_eta(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
+    """The candidate with the largest η in each variable (the integral point of an integral η)."""
+    eta = np.asarray(eta, dtype=np.float64)
+    starts = cache.offsets[:-1]
+    # argmax per contiguous segment: sort-free trick with reduceat of the maximum
+    seg_max = np.maximum.reduceat(eta, starts)
+    is_max = eta >= seg_max[cache.family] - 1e-12
+    idx = np.flatnonzero(is_max)
+    first = np.full(cache.n, -1, dtype=np.int64)
+    # the first index of each family among the maxima (candidates are best-score first)
+    fam = cache.family[idx]
+    order = np.unique(fam, return_index=True)[1]
+    first[fam[order]] = idx[order]
+    return first
+
+
+def is_integral(eta: np.ndarray, tol: float = 1e-6) -> bool:
+    eta = np.asarray(eta)
+    return bool(np.all(np.minimum(np.abs(eta), np.abs(1.0 - eta)) <= tol))
+
+
+def _canonical_cycle(cyc) -> tuple[int, ...]:
+    cyc = [int(v) for v in cyc]
+    if not cyc:
+        return ()
+    k = cyc.index(min(cyc))
+    return tuple(cyc[k:] + cyc[:k])

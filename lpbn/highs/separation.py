@@ -1,0 +1,388 @@
+"""Separation of cluster constraints (Jaakkola et al. 2010, eq. 6) and cycle inequalities (eq. 5).
+
+At a fractional point η* the cutting-plane loop first tries cheap candidates and falls back
+to an exact method:
+
+* **cheap** – the support graph of η* has an edge j -> i with weight
+  μ_ji = Σ_{s∋j} η*_i(s) (eq. 3).  Its strongly connected components and its shortest
+  cycles under the length 1 - μ are tried as clusters, and kept when eq. 6 is violated;
+* **exact** – the sub-IP of Bartlett & Cussens (AIJ 2017, §5): binary I(v) per variable
+  and J(W->v) per candidate with η*>0,
+  ``max Σ η*(W->v) J(W->v) - Σ_v I(v)`` s.t. ``J(W->v) <= I(v)``,
+  ``J(W->v) <= Σ_{w∈W} I(w)``, ``Σ I(v) >= 2``, objective ``> -1``.  An optimal I is a
+  cluster C whose eq. 6 activity is ``-objective``, so C is violated iff objective > -1;
+  infeasibility proves no cluster is violated.  Solved with HiGHS MIP;
+* **cycle inequalities** (eq. 5) are separated exactly by shortest cycles under 1 - μ
+  (a cycle E_C is violated iff Σ_{E_C} (1 - μ) < 1).
+
+:func:`cut_loop` runs solve → separate → add rows until nothing is violated by more than
+``tol`` (1e-6), which gives the value of P_cluster (or P_cycle) over all clusters (cycles).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numba
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from .. import bitsets as bs
+from ..cache import ScoreCache
+from ..clusters import cluster_activity
+
+#: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
+VIOLATION_TOL = 1e-6
+#: η values at or below this are treated as zero in support graphs and the sub-IP.
+SUPPORT_TOL = 1e-9
+
+
+# ---------------------------------------------------------------------- support graph
+def edge_marginals(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
+    """μ (n, n) with μ[j, i] = Σ_{s∋j} η_i(s), the edge marginals of eq. 3."""
+    return _edge_marginals(cache.n, cache.family, cache.pset_ptr, cache.pset_items,
+                           np.asarray(eta, dtype=np.float64), SUPPORT_TOL)
+
+
+@numba.njit(cache=True)
+def _edge_marginals(n, family, ptr, items, eta, tol):
+    mu = np.zeros((n, n))
+    for j in range(eta.shape[0]):
+        e = eta[j]
+        if e > tol:
+            i = family[j]
+            for a in range(ptr[j], ptr[j + 1]):
+                mu[items[a], i] += e
+    return mu
+
+
+def strong_components(adj: np.ndarray) -> list[np.ndarray]:
+    """Strongly connected components with >= 2 nodes of a boolean adjacency matrix."""
+    n = adj.shape[0]
+    if n == 0 or not adj.any():
+        return []
+    k, labels = connected_components(csr_matrix(adj), directed=True, connection="strong")
+    sizes = np.bincount(labels, minlength=k)
+    return [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes >= 2)]
+
+
+@numba.njit(cache=True)
+def _floyd_cycles(cost):
+    """Shortest cycle through every node of a (k, k) cost matrix (inf = no edge).
+
+    Returns (weights (k,), cycles as a flat array with -1 separators).
+    """
+    k = cost.shape[0]
+    dist = cost.copy()
+    nxt = np.full((k, k), -1, dtype=np.int64)
+    for a in range(k):
+        for b in range(k):
+            if np.isfinite(cost[a, b]):
+                nxt[a, b] = b
+    for m in range(k):
+        for a in range(k):
+            dam = dist[a, m]
+            if not np.isfinite(dam):
+                continue
+            for b in range(k):
+                d = dam + dist[m, b]
+                if d < dist[a, b] - 1e-15:
+                    dist[a, b] = d
+                    nxt[a, b] = nxt[a, m]
+    weights = np.full(k, np.inf)
+    out = np.empty(k * (k + 1), dtype=np.int64)
+    pos = 0
+    for a in range(k):
+        # dist[a, a] is the shortest closed walk through a; reconstruct it
+        if not np.isfinite(dist[a, a]) or nxt[a, a] < 0:
+            continue
+        weights[a] = dist[a, a]
+        v = a
+        steps = 0
+        while True:
+            out[pos] = v
+            pos += 1
+            v = nxt[v, a]
+            steps += 1
+            if v == a or v < 0 or steps > k:
+                break
+        out[pos] = -1
+        pos += 1
+    return weights, out[:pos]
+
+
+def shortest_cycles(mu: np.ndarray, tol: float = SUPPORT_TOL, unit: bool = False) -> list[tuple[list[int], float]]:
+    """Shortest directed cycle through each node of the support graph of μ.
+
+    Length of an edge j -> i is ``1 - μ[j, i]`` (or 1 when ``unit``).  Returns distinct
+    ``(cycle, length)`` pairs; a cycle is ``[v0, v1, ...]`` meaning v0 -> v1 -> ... -> v0.
+    Only nodes of non-trivial strongly connected components are searched.
+    """
+    adj = mu > tol
+    found: dict[tuple[int, ...], float] = {}
+    for comp in strong_components(adj):
+        sub = mu[np.ix_(comp, comp)]
+        cost = np.where(sub > tol, 1.0 if unit else np.maximum(1.0 - sub, 0.0), np.inf)
+        np.fill_diagonal(cost, np.inf)
+        weights, flat = _floyd_cycles(cost)
+        cyc: list[int] = []
+        for v in flat:
+            if v < 0:
+                if len(cyc) >= 2:
+                    glob = [int(comp[u]) for u in cyc]
+                    r = glob.index(min(glob))
+                    key = tuple(glob[r:] + glob[:r])
+                    w = float(sum(1.0 if unit else 1.0 - mu[key[t], key[(t + 1) % len(key)]]
+                                  for t in range(len(key))))
+                    found[key] = w
+                cyc = []
+            else:
+                cyc.append(int(v))
+    return sorted(((list(c), w) for c, w in found.items()), key=lambda cw: cw[1])
+
+
+# ---------------------------------------------------------------------- rows of eq. 5
+def cycle_rows_csr(cache: ScoreCache, cycles: list[tuple[int, ...]]):
+    """CSR rows (ptr, candidate indices, rhs) of the lifted cycle inequalities (eq. 5)."""
+    ptrs = [0]
+    chunks = []
+    rhs = np.empty(len(cycles))
+    fam = cache.family
+    for r, cyc in enumerate(cycles):
+        pred = np.full(cache.n, -1, dtype=np.int64)
+        k = len(cyc)
+        for t in range(k):
+            pred[cyc[(t + 1) % k]] = cyc[t]
+        sel = np.flatnonzero(pred[fam] >= 0)
+        p = pred[fam[sel]]
+        word = cache.bits[sel, p >> 6]
+        hit = ((word >> (p & 63).astype(np.uint64)) & np.uint64(1)).astype(bool)
+        chunk = sel[hit]
+        chunks.append(chunk)
+        ptrs.append(ptrs[-1] + len(chunk))
+        rhs[r] = k - 1
+    idx = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+    return np.asarray(ptrs, dtype=np.int64), idx, rhs
+
+
+def separate_cycles(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL) -> list[list[int]]:
+    """Violated lifted cycle inequalities (eq. 5) at η*, exactly: Σ_{E_C}(1 - μ) < 1 - tol."""
+    mu = edge_marginals(cache, eta)
+    return [c for c, w in shortest_cycles(mu) if w < 1.0 - tol]
+
+
+# ---------------------------------------------------------------------- clusters, cheap
+def _violated(cache: ScoreCache, eta: np.ndarray, candidates: list, tol: float) -> list[np.ndarray]:
+    if not candidates:
+        return []
+    bits = np.stack([bs.to_bitset(c, cache.n) for c in candidates])
+    act = cluster_activity(cache, eta, bits)
+    order = np.argsort(act, kind="stable")
+    return [bits[k] for k in order if act[k] < 1.0 - tol]
+
+
+def cheap_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
+                   max_cuts: int = 50) -> list[np.ndarray]:
+    """Violated clusters among support-graph SCCs and shortest cycles (bitsets, most violated first)."""
+    mu = edge_marginals(cache, eta)
+    cands: dict[tuple[int, ...], None] = {}
+    for comp in strong_components(mu > SUPPORT_TOL):
+        cands[tuple(int(v) for v in comp)] = None
+    for cyc, _ in shortest_cycles(mu):
+        cands[tuple(sorted(cyc))] = None
+    # also the support graph restricted to strong edges (mass > 1/2) finds tight clusters
+    for comp in strong_components(mu > 0.5):
+        cands[tuple(int(v) for v in comp)] = None
+    return _violated(cache, eta, list(cands), tol)[:max_cuts]
+
+
+def incumbent_clusters(cache: ScoreCache, choice: np.ndarray) -> list[np.ndarray]:
+    """Clusters violated by an integral choice with directed cycles: its SCCs and its cycles."""
+    eta = np.zeros(cache.m)
+    eta[choice] = 1.0
+    mu = edge_marginals(cache, eta)
+    cands: dict[tuple[int, ...], None] = {}
+    for comp in strong_components(mu > 0.5):
+        cands[tuple(int(v) for v in comp)] = None
+    for cyc, _ in shortest_cycles(mu, tol=0.5, unit=True):
+        cands[tuple(sorted(cyc))] = None
+    return _violated(cache, eta, list(cands), VIOLATION_TOL)
+
+
+# ---------------------------------------------------------------------- clusters, exact
+@dataclass
+class SubIPStats:
+    solves: int = 0
+    seconds: float = 0.0
+    last_status: str = ""
+    timed_out: bool = False
+
+
+def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
+                   max_cuts: int = 5, time_limit: float | None = None,
+                   stats: SubIPStats | None = None) -> list[np.ndarray]:
+    """Violated clusters found by the Bartlett & Cussens (2017) sub-IP, solved with HiGHS MIP.
+
+    Returns up to ``max_cuts`` distinct clusters (each later one excluded from the next
+    solve by a no-good row).  An empty list means that no cluster is violated by more than
+    ``tol`` — unless ``stats.timed_out`` is set.
+    """
+    stats = stats if stats is not None else SubIPStats()
+    t0 = time.perf_counter()
+    n = cache.n
+    eta = np.asarray(eta, dtype=np.float64)
+    sel = np.flatnonzero((eta > SUPPORT_TOL) & (cache.sizes > 0))
+    if len(sel) == 0:
+        return []
+    k = len(sel)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    h.setOptionValue("mip_rel_gap", 1e-6)
+    # columns: y_0..y_{n-1}, then J_t for t in sel
+    cost = np.concatenate([-np.ones(n), eta[sel]])
+    ncol = n + k
+    h.addCols(ncol, cost, np.zeros(ncol), np.ones(ncol), 0, np.zeros(ncol, dtype=np.int32),
+              np.zeros(0, dtype=np.int32), np.zeros(0))
+    h.changeColsIntegrality(ncol, np.arange(ncol, dtype=np.int32),
+                            np.full(ncol, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
+    h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+    jcol = n + np.arange(k, dtype=np.int32)
+    # J_t - y_{family(t)} <= 0
+    st = np.arange(0, 2 * k, 2, dtype=np.int32)
+    ind = np.empty(2 * k, dtype=np.int32)
+    ind[0::2] = jcol
+    ind[1::2] = cache.family[sel]
+    val = np.empty(2 * k)
+    val[0::2] = 1.0
+    val[1::2] = -1.0
+    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), 2 * k, st, ind, val)
+    # J_t - Σ_{w ∈ parents(t)} y_w <= 0
+    sizes = cache.sizes[sel].astype(np.int64)
+    lens = sizes + 1
+    st2 = np.zeros(k, dtype=np.int64)
+    np.cumsum(lens[:-1], out=st2[1:])
+    total = int(lens.sum())
+    ind2 = np.empty(total, dtype=np.int32)
+    val2 = -np.ones(total)
+    ind2[st2] = jcol
+    val2[st2] = 1.0
+    parent_pos = np.ones(total, dtype=bool)
+    parent_pos[st2] = False
+    starts = cache.pset_ptr[sel]
+    gather = np.repeat(starts - (st2 + 1), sizes) + np.flatnonzero(parent_pos)
+    ind2[parent_pos] = cache.pset_items[gather]
+    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), total, st2.astype(np.int32), ind2, val2)
+    # Σ y >= 2, and objective >= -1 + tol (a violated cluster only)
+    h.addRow(2.0, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), np.ones(n))
+    h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
+    found: list[np.ndarray] = []
+    for _ in range(max_cuts):
+        if time_limit is not None:
+            left = time_limit - (time.perf_counter() - t0)
+            if left <= 0:
+                stats.timed_out = True
+                break
+            h.setOptionValue("time_limit", float(left))
+        h.run()
+        stats.solves += 1
+        status = h.getModelStatus()
+        stats.last_status = h.modelStatusToString(status)
+        info = h.getInfo()
+        if int(info.primal_solution_status) != 2:
+            if status != highspy.HighsModelStatus.kInfeasible:
+                stats.timed_out = True  # no proof that nothing is violated
+            break
+        y = np.asarray(h.getSolution().col_value[:n]) > 0.5
+        members = np.flatnonzero(y)
+        bits = bs.to_bitset(members, n)
+        act = cluster_activity(cache, eta, bits[None, :])[0]
+        if act < 1.0 - tol:
+            found.append(bits)
+        # no-good: Σ_{v∈C} y_v - Σ_{v∉C} y_v <= |C| - 1
+        coef = np.where(y, 1.0, -1.0)
+        h.addRow(-highspy.kHighsInf, float(len(members) - 1), n, np.arange(n, dtype=np.int32), coef)
+        if status != highspy.HighsModelStatus.kOptimal:
+            stats.timed_out = True
+            break
+    stats.seconds += time.perf_counter() - t0
+    return found
+
+
+# ---------------------------------------------------------------------- cutting-plane loop
+@dataclass
+class CutLoopResult:
+    """Final LP of a cutting-plane loop.
+
+    ``value`` is a valid upper bound on every DAG's score whenever ``status`` is
+    ``"optimal"`` (LP solved) — and it is the value of P_cluster (P_cycle) when ``complete``.
+    """
+
+    value: float
+    eta: np.ndarray | None
+    status: str
+    complete: bool
+    rounds: int = 0
+    cuts_cheap: int = 0
+    cuts_exact: int = 0
+    cuts_cycle: int = 0
+    subip: SubIPStats = field(default_factory=SubIPStats)
+    seconds: float = 0.0
+    values: list[float] = field(default_factory=list)
+
+
+def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
+             time_limit: float | None = None, max_rounds: int | None = None,
+             on_bound=None) -> CutLoopResult:
+    """Solve the LP of ``model`` (an :class:`~lpbn.highs.lp_model.EtaLP`) and add violated rows.
+
+    ``mode="clusters"``: eq. 6 rows, cheap first then (``exact``) the sub-IP; stops when
+    none is violated by more than ``tol`` (``complete=True`` only when the sub-IP proved it).
+    ``mode="cycles"``: eq. 5 rows by exact shortest-cycle separation (P_cycle).
+    ``on_bound(value, eta)`` is called after every LP solve.
+    """
+    t0 = time.perf_counter()
+
+    def left() -> float | None:
+        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
+
+    res = CutLoopResult(math.inf, None, "optimal", False)
+    while True:
+        lp = model.solve_lp(left())
+        res.rounds += 1
+        if lp.status != "optimal":
+            res.status = lp.status
+            break
+        res.value, res.eta = lp.value, lp.eta
+        res.values.append(lp.value)
+        if on_bound is not None:
+            on_bound(lp.value, lp.eta)
+        if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
+            break
+        if mode == "cycles":
+            cycles = separate_cycles(model.cache, lp.eta, tol)
+            if not cycles:
+                res.complete = True
+                break
+            res.cuts_cycle += model.add_cycles(cycles)
+            continue
+        cuts = cheap_clusters(model.cache, lp.eta, tol)
+        added = model.add_clusters(np.array(cuts)) if cuts else 0
+        res.cuts_cheap += added
+        if added:
+            continue
+        if not exact:
+            break
+        cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=left(), stats=res.subip)
+        added = model.add_clusters(np.array(cuts)) if cuts else 0
+        res.cuts_exact += added
+        if not added:
+            res.complete = not res.subip.timed_out
+            break
+    res.seconds = time.perf_counter() - t0
+    return res
