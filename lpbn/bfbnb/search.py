@@ -1,0 +1,236 @@
+"""``method="bfbnb"``: external-memory frontier breadth-first branch and bound over the
+order graph (Malone, Yuan, Hansen & Bridges 2011, Algorithm 1).
+
+The order graph's layer l holds the subsets U of l variables that survived pruning, in
+combinadic (colex = ascending bitmask) order, each with g(U), the best score of a DAG on U
+found so far.  Expanding U adds a leaf X ∉ U with its best parents inside U
+(BestScore(X, U), §5.2, answered from the pruned cache's best-first lists by subset tests
+on bitsets), so g(U ∪ {X}) = max over leaves of g(U) + BestScore(X, U).  With
+h(S) = Σ_{X ∉ S} BestScore(X, V∖{X}) (eq. 3), f = g + h bounds every completion from
+above; successors with f <= the incumbent's score are pruned (§5.1).  Open lists live in
+a RAM hash table and spill to sorted runs on disk that are merged with delayed duplicate
+detection (§5.4); per-layer (node, candidate) records on disk reconstruct the DAG (§5.5).
+
+Bounds (log-scores, higher is better): the incumbent (OBS, :mod:`lpbn.bfbnb.obs`, or a
+DAG passed in) is the best score; after each complete layer, max(max f over the layer,
+max f ever pruned, incumbent) is a proven upper bound on the optimum.
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import re
+import time
+from math import comb
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..cache import ScoreCache
+from ..errors import InputError
+from ..result import DAG, SolveResult
+from . import kernels as K
+from .external import Layer, LayerBuilder, ReconFiles, TempArea
+from .obs import ordering_search
+
+GIB = 1 << 30
+DEFAULT_MEMORY_LIMIT = 4 * GIB
+MAX_VARIABLES = 64
+_STEP = 1 << 14            # nodes per kernel call (time-limit / interrupt latency)
+
+
+def parse_memory(value: Any) -> int:
+    """Bytes from an int/float or a string such as ``"512M"``, ``"4GiB"``, ``"100k"``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not (value > 0 and math.isfinite(value)):
+            raise InputError(f"memory_limit must be a positive number of bytes, got {value!r}")
+        return int(value)
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", value.lower())
+        if m:
+            scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2)]
+            out = int(float(m.group(1)) * scale)
+            if out > 0:
+                return out
+    raise InputError(f"memory_limit must be a positive size such as 4G or 512M, got {value!r}")
+
+
+def _dag_from_choices(pruned: ScoreCache, names, choice: np.ndarray) -> DAG:
+    return DAG(names, [pruned.parents(int(j)) for j in choice])
+
+
+def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> tuple[DAG, float]:
+    parents = dag.parents if isinstance(dag, DAG) else [tuple(ps) for ps in dag]
+    if len(parents) != cache.n:
+        raise InputError(f"initial_dag has {len(parents)} variables, the cache has {cache.n}")
+    out = DAG(cache.names, parents)
+    if not out.is_acyclic():
+        raise InputError("initial_dag has a directed cycle")
+    try:
+        score = cache.dag_score(out.parents)
+    except ValueError as exc:
+        raise InputError(f"initial_dag: {exc}") from None
+    return out, score
+
+
+def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMORY_LIMIT,
+                tmp_dir: str | None = None, initial_dag: Any = None, upper_bound_dag: Any = None,
+                obs_time: float | None = None, seed: int = 0, dual_time: float = 0.0,
+                **unknown: Any) -> SolveResult:
+    """Frontier BFBnB with external memory (Malone et al. 2011) for ``n <= 64``.
+
+    Options
+    -------
+    memory_limit : bytes or "4G"-style string (default 4 GiB)
+        RAM budget of the open lists; beyond it layers spill to ``tmp_dir``.
+    tmp_dir : path
+        Where temporary files go (a private subdirectory, always removed).
+    initial_dag (alias upper_bound_dag, the paper's name) : DAG or parents per variable
+        A heuristic solution, e.g. the dual solver's decoded DAG, used as incumbent if
+        better than OBS's.
+    obs_time : seconds of ordering-based search for the incumbent (default scales with n).
+    dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
+        its DAG and bound.
+    """
+    if unknown:
+        raise InputError(f"unknown option(s) for method 'bfbnb': {', '.join(sorted(unknown))}")
+    n = cache.n
+    if n > MAX_VARIABLES:
+        raise InputError(f"method 'bfbnb' handles at most {MAX_VARIABLES} variables (this cache has "
+                         f"{n}); use method=\"dual\" for larger instances")
+    mem = parse_memory(memory_limit)
+    t0 = time.perf_counter()
+    pruned = cache.prune_dominated()
+    masks = np.ascontiguousarray(pruned.masks)
+    offsets, scores = pruned.offsets, pruned.scores
+    best = pruned.best_unconstrained()
+    htotal = float(best.sum())
+    stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
+                             "memory_limit": mem}
+
+    # ---- incumbent: OBS (+ optional given DAG / dual solver) -------------------------
+    if obs_time is None:
+        obs_time = min(2.0, 0.05 + 0.002 * n * n)
+    if control.time_limit is not None:
+        obs_time = min(obs_time, 0.2 * control.time_limit)
+    order, lb = ordering_search(pruned, seed=seed, time_limit=obs_time)
+    choice, _ = pruned.best_for_order(order)
+    inc_dag = _dag_from_choices(pruned, cache.names, choice)
+    lb = float(np.sum(scores[choice]))
+    stats["obs_score"] = lb
+    ub_extra = math.inf
+    given = initial_dag if initial_dag is not None else upper_bound_dag
+    if given is not None:
+        dag, s = _initial_solution(cache, given)
+        stats["initial_score"] = s
+        if s > lb:
+            inc_dag, lb = dag, s
+    if dual_time and dual_time > 0:
+        dag, s, bound = _run_dual(cache, dual_time)
+        if dag is not None:
+            stats["dual_score"] = s
+            if s > lb:
+                inc_dag, lb = dag, s
+        ub_extra = min(ub_extra, bound)
+    stats["incumbent_seconds"] = time.perf_counter() - t0
+    control.improved(best=lb, bound=min(htotal, ub_extra), phase="incumbent")
+
+    eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
+    threshold = lb + eps
+    pruned_max = -math.inf
+    expanded = generated = pruned_count = spills = 0
+    layer_sizes = [1]
+    status = None
+    message = ""
+    ram_nodes = int(0.2 * mem / 16)
+    chunk_in = max(4096, int(0.05 * mem / 16))
+    area = TempArea(tmp_dir)
+    recon = ReconFiles(area)
+    layer: Layer | None = Layer(1, keys=np.zeros(1, dtype=np.uint64), g=np.zeros(1))
+    peak_disk = 0
+    goal_g = -math.inf
+    try:
+        with area:
+            for level in range(n):
+                expected = min(comb(n, level + 1), layer.count * (n - level))
+                builder = LayerBuilder(area, level + 1, mem, expected)
+                for keys, g in layer.chunks(chunk_in):
+                    a, stop = 0, len(keys)
+                    while a < stop:
+                        builder.make_room(n - level)
+                        b = min(stop, a + _STEP)
+                        nxt = K.expand_chunk(keys, g, a, b, n, level, masks, offsets, scores, best,
+                                             htotal, threshold, builder.keys, builder.g, builder.cand,
+                                             builder.shift, builder.max_count, builder.state,
+                                             builder.fstate)
+                        expanded += nxt - a
+                        a = nxt
+                        status = control.should_stop(nodes=expanded)
+                        if status:
+                            break
+                    if status:
+                        break
+                generated += int(builder.state[1])
+                pruned_count += int(builder.state[2])
+                if status:
+                    message = f"stopped in layer {level + 1} of {n}"
+                    break
+                layer.release()
+                layer = None
+                layer = builder.finish(recon, ram_nodes, chunk_in)
+                spills += builder.spills
+                peak_disk = max(peak_disk, area.disk_usage())
+                pruned_max = max(pruned_max, float(builder.fstate[1]))
+                layer_sizes.append(layer.count)
+                if layer.count == 0:
+                    break
+                bound = max(float(builder.fstate[0]), pruned_max, lb)
+                control.improved(bound=bound, layer=level + 1, nodes=layer.count)
+            if status is None and layer is not None and layer.count == 1 and len(layer_sizes) == n + 1:
+                goal_g = float(next(layer.chunks(1))[1][0])
+                if goal_g > lb:
+                    inc_dag = _reconstruct(pruned, cache.names, recon, n)
+                    lb = float(cache.dag_score(inc_dag.parents))
+            if status is None:
+                status = "optimal"
+                control.improved(best=lb, bound=max(lb, pruned_max, goal_g))
+            stats["disk_bytes_written"] = area.bytes_written
+    except KeyboardInterrupt:
+        status, message = "interrupted", "interrupted by the user"
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        status, message = "memory_limit", f"temporary disk space exhausted in {tmp_dir or 'the temp dir'}: {exc}"
+    finally:
+        area.cleanup()
+    stats.update(expanded=expanded, generated=generated, pruned=pruned_count, spills=spills,
+                 layer_sizes=layer_sizes, max_layer=max(layer_sizes), peak_disk_bytes=peak_disk)
+    bound = control.bound if status != "optimal" else max(lb, pruned_max, goal_g)
+    bound = max(bound, lb)
+    return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
+                       stats=stats, message=message)
+
+
+def _reconstruct(pruned: ScoreCache, names, recon: ReconFiles, n: int) -> DAG:
+    """Walk back from the goal through the per-layer records (§5.5)."""
+    parents: list[tuple[int, ...]] = [()] * n
+    key = (1 << n) - 1
+    for level in range(n, 0, -1):
+        c = recon.lookup(level, key)
+        x = int(pruned.family[c])
+        parents[x] = pruned.parents(c)
+        key &= ~(1 << x)
+    return DAG(names, parents)
+
+
+def _run_dual(cache: ScoreCache, seconds: float):
+    """Decoded DAG, score and bound of the dual solver, or (None, -inf, inf) if unavailable."""
+    from ..solve import available_methods, solve
+    if "dual" not in available_methods():
+        return None, -math.inf, math.inf
+    try:
+        res = solve(cache, method="dual", time_limit=seconds)
+    except InputError:
+        return None, -math.inf, math.inf
+    return res.dag, res.score, res.upper_bound
