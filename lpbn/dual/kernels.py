@@ -1,0 +1,498 @@
+"""Numba kernels of the cluster dual (Jaakkola et al. 2010, §5).
+
+Notation (paper eq. 8 and 14): ``vals[j] = W_i(s_j) + adj[j]`` with
+``adj[j] = sum_{C ∋ i} λ_C I_C(s_j)`` for the candidate ``j`` of variable ``i``, and
+``I_C(s) = [s ∩ C = ∅]``.  The dual objective is ``sum_i max_{allowed j} vals[j] - sum_C λ_C``.
+
+``allowed`` (bool per candidate) carries the branch-and-bound restrictions (§6); ``adj``
+is kept for every candidate so a child only needs a new mask.  Clusters are ``(K, W)``
+uint64 bitsets with a members CSR (``cptr``, ``citems``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+NEG = -np.inf
+
+
+@numba.njit(cache=True, inline="always")
+def _disjoint(bits, j, cbits, c):
+    for w in range(bits.shape[1]):
+        if bits[j, w] & cbits[c, w]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def recompute_adj(bits, offsets, cbits, cptr, citems, lam, adj):
+    """adj[j] = sum_{C ∋ family(j)} λ_C I_C(s_j) from scratch (no drift)."""
+    adj[:] = 0.0
+    for c in range(lam.shape[0]):
+        lc = lam[c]
+        if lc == 0.0:
+            continue
+        for t in range(cptr[c], cptr[c + 1]):
+            i = citems[t]
+            for j in range(offsets[i], offsets[i + 1]):
+                if _disjoint(bits, j, cbits, c):
+                    adj[j] += lc
+
+
+@numba.njit(cache=True)
+def node_maxima(scores, adj, allowed, offsets, M, arg):
+    """M[i] = max_{allowed j of i} W(s_j; λ) (eq. 14) and its argmax (-1, -inf if none)."""
+    n = offsets.shape[0] - 1
+    for i in range(n):
+        best = NEG
+        a = -1
+        for j in range(offsets[i], offsets[i + 1]):
+            if allowed[j]:
+                v = scores[j] + adj[j]
+                if v > best:
+                    best = v
+                    a = j
+        M[i] = best
+        arg[i] = a
+
+
+@numba.njit(cache=True)
+def dual_value(M, lam):
+    """Eq. 8: sum_i max_s W_i(s; λ) - sum_C λ_C."""
+    return M.sum() - lam.sum()
+
+
+@numba.njit(cache=True)
+def cd_sweep(scores, bits, offsets, allowed, cbits, cptr, citems, lam, adj, M, arg, flips, order):
+    """One block coordinate descent sweep over the clusters in ``order`` (eqs. 9-11).
+
+    For cluster C: W^1_{C;i} and W^0_{C;i} (eqs. 10-11) over the allowed candidates with
+    λ_C's own contribution removed; δ_i = W^0 - W^1; λ_C = max((δ_(1) + δ_(2))/2, 0).
+    ``adj``, ``M`` and ``arg`` are updated incrementally.  ``flips[i]`` counts how often
+    node i's maximiser turned from I_C = 0 to I_C = 1 (the §6 key-node criterion).
+    Returns False when some cluster can never be satisfied (the restricted problem is
+    infeasible: every member's allowed parent sets meet C).
+    """
+    for oc in range(order.shape[0]):
+        c = order[oc]
+        lc = lam[c]
+        d1 = np.inf
+        d2 = np.inf
+        for t in range(cptr[c], cptr[c + 1]):
+            i = citems[t]
+            w0 = NEG
+            w1 = NEG
+            for j in range(offsets[i], offsets[i + 1]):
+                if not allowed[j]:
+                    continue
+                if _disjoint(bits, j, cbits, c):
+                    v = scores[j] + adj[j] - lc
+                    if v > w1:
+                        w1 = v
+                else:
+                    v = scores[j] + adj[j]
+                    if v > w0:
+                        w0 = v
+            if w0 == NEG and w1 == NEG:
+                return False
+            if w1 == NEG:
+                d = np.inf
+            elif w0 == NEG:
+                d = NEG
+            else:
+                d = w0 - w1
+            if d < d1:
+                d2 = d1
+                d1 = d
+            elif d < d2:
+                d2 = d
+        if d1 == np.inf:
+            return False
+        if d1 == NEG:
+            new = 0.0
+        elif d2 == np.inf:
+            new = max(d1, 0.0)
+        else:
+            new = max(0.5 * (d1 + d2), 0.0)
+        delta = new - lc
+        if delta == 0.0:
+            continue
+        lam[c] = new
+        for t in range(cptr[c], cptr[c + 1]):
+            i = citems[t]
+            before_one = arg[i] >= 0 and _disjoint(bits, arg[i], cbits, c)
+            best = NEG
+            a = -1
+            for j in range(offsets[i], offsets[i + 1]):
+                if _disjoint(bits, j, cbits, c):
+                    adj[j] += delta
+                if allowed[j]:
+                    v = scores[j] + adj[j]
+                    if v > best:
+                        best = v
+                        a = j
+            M[i] = best
+            arg[i] = a
+            if a >= 0 and not before_one and _disjoint(bits, a, cbits, c):
+                flips[i] += 1
+    return True
+
+
+@numba.njit(cache=True)
+def subgradient_step(bits, cbits, cptr, citems, lam, arg, eps):
+    """Eqs. 12-13 at the current maximisers ŝ_i = arg[i]; returns how many λ_C moved."""
+    moved = 0
+    for c in range(lam.shape[0]):
+        cnt = 0
+        for t in range(cptr[c], cptr[c + 1]):
+            a = arg[citems[t]]
+            if a >= 0 and _disjoint(bits, a, cbits, c):
+                cnt += 1
+        if cnt == 0:
+            lam[c] += eps
+            moved += 1
+        elif cnt > 1 and lam[c] > 0.0:
+            lam[c] = max(lam[c] - eps, 0.0)
+            moved += 1
+    return moved
+
+
+@numba.njit(cache=True)
+def cluster_stats(bits, offsets, allowed, scores, adj, cbits, c, cmembers, lc):
+    """min_i (W^0_{C;i} - W^1_{C;i}) for cluster c (λ_C = lc) — the gain of eq. 20."""
+    g = np.inf
+    for t in range(cmembers.shape[0]):
+        i = cmembers[t]
+        w0 = NEG
+        w1 = NEG
+        for j in range(offsets[i], offsets[i + 1]):
+            if not allowed[j]:
+                continue
+            if _disjoint(bits, j, cbits, c):
+                v = scores[j] + adj[j] - lc
+                if v > w1:
+                    w1 = v
+            else:
+                v = scores[j] + adj[j]
+                if v > w0:
+                    w0 = v
+        if w1 == NEG:
+            d = np.inf
+        elif w0 == NEG:
+            d = NEG
+        else:
+            d = w0 - w1
+        if d < g:
+            g = d
+    return g
+
+
+# ---------------------------------------------------------------------- decoding (§5.2)
+@numba.njit(cache=True)
+def regret_order(vals, allowed, offsets, family, sizes, inv_ptr, inv_items):
+    """Minimum-regret node ordering (eqs. 15-16); returns (order, sum of regrets).
+
+    ``best_sub[i]`` = max over allowed candidates inside P_t is maintained incrementally:
+    a candidate becomes available when its last missing parent is placed (``inv`` lists
+    the candidates containing each variable), so one decode costs O(n² + Σ|s|).  When no
+    allowed candidate of any remaining node fits (possible under branch restrictions),
+    the node with the smallest regret over all candidates is taken.
+    """
+    n = offsets.shape[0] - 1
+    m = vals.shape[0]
+    best_all = np.full(n, NEG)
+    best_sub = np.full(n, NEG)
+    best_all_u = np.full(n, NEG)
+    best_sub_u = np.full(n, NEG)
+    missing = sizes.astype(np.int64).copy()
+    for j in range(m):
+        i = family[j]
+        v = vals[j]
+        if v > best_all_u[i]:
+            best_all_u[i] = v
+        if allowed[j] and v > best_all[i]:
+            best_all[i] = v
+        if missing[j] == 0:
+            if v > best_sub_u[i]:
+                best_sub_u[i] = v
+            if allowed[j] and v > best_sub[i]:
+                best_sub[i] = v
+    placed = np.zeros(n, dtype=np.bool_)
+    order = np.empty(n, dtype=np.int64)
+    total = 0.0
+    for t in range(n):
+        bi = -1
+        br = np.inf
+        for i in range(n):
+            if placed[i] or best_sub[i] == NEG:
+                continue
+            r = best_all[i] - best_sub[i]
+            if r < br:
+                br = r
+                bi = i
+        if bi < 0:
+            total = np.inf
+            for i in range(n):
+                if placed[i] or best_sub_u[i] == NEG:
+                    continue
+                r = best_all_u[i] - best_sub_u[i]
+                if r < br:
+                    br = r
+                    bi = i
+        if bi < 0:  # cache admits no DAG from here; place anything
+            for i in range(n):
+                if not placed[i]:
+                    bi = i
+                    break
+        else:
+            total += br
+        placed[bi] = True
+        order[t] = bi
+        for k in range(inv_ptr[bi], inv_ptr[bi + 1]):
+            j = inv_items[k]
+            missing[j] -= 1
+            if missing[j] == 0:
+                i = family[j]
+                v = vals[j]
+                if v > best_sub_u[i]:
+                    best_sub_u[i] = v
+                if allowed[j] and v > best_sub[i]:
+                    best_sub[i] = v
+    return order, total
+
+
+@numba.njit(cache=True)
+def inverse_index(n, pset_ptr, pset_items):
+    """CSR: for each variable v, the candidates whose parent set contains v."""
+    m = pset_ptr.shape[0] - 1
+    cnt = np.zeros(n + 1, dtype=np.int64)
+    for k in range(pset_items.shape[0]):
+        cnt[pset_items[k] + 1] += 1
+    for v in range(n):
+        cnt[v + 1] += cnt[v]
+    inv = np.empty(pset_items.shape[0], dtype=np.int64)
+    fill = cnt[:-1].copy()
+    for j in range(m):
+        for a in range(pset_ptr[j], pset_ptr[j + 1]):
+            v = pset_items[a]
+            inv[fill[v]] = j
+            fill[v] += 1
+    return cnt, inv
+
+
+# ---------------------------------------------------------------------- separation (§5.3)
+@numba.njit(cache=True)
+def edge_deltas(scores, adj, allowed, offsets, pset_ptr, pset_items, bits, M, arg):
+    """Positive δ_ji of eqs. 18-19 as an edge list (j, i, δ).
+
+    δ_ji > 0 only when j belongs to the maximiser ŝ_i, and then
+    δ_ji = max_s W_i(s; λ) - max_{s ∌ j} W_i(s; λ).
+    """
+    n = offsets.shape[0] - 1
+    cap = pset_items.shape[0] + 1
+    src = np.empty(cap, dtype=np.int64)
+    dst = np.empty(cap, dtype=np.int64)
+    wt = np.empty(cap, dtype=np.float64)
+    k = 0
+    for i in range(n):
+        a = arg[i]
+        if a < 0:
+            continue
+        for q in range(pset_ptr[a], pset_ptr[a + 1]):
+            p = pset_items[q]
+            w = p >> 6
+            b = np.uint64(1) << np.uint64(p & 63)
+            best = NEG
+            for j in range(offsets[i], offsets[i + 1]):
+                if allowed[j] and (bits[j, w] & b) == 0:
+                    v = scores[j] + adj[j]
+                    if v > best:
+                        best = v
+            d = M[i] - best
+            if d > 0.0:
+                src[k] = p
+                dst[k] = i
+                wt[k] = d
+                k += 1
+    return src[:k], dst[:k], wt[:k]
+
+
+@numba.njit(cache=True)
+def maxmin_cycles(D):
+    """Modified all-pairs max-min paths (§5.3, steps 0-1) on a dense δ matrix.
+
+    ``D[a, b]`` = δ of edge a -> b (-inf when absent).  Returns, for every node k, the
+    node list of the cycle through k with the largest minimum δ (empty when none is
+    positive), retraced with the first-step pointers p.
+    """
+    s = D.shape[0]
+    Delta = D.copy()
+    p = np.empty((s, s), dtype=np.int64)
+    for a in range(s):
+        for b in range(s):
+            p[a, b] = b
+    for k in range(s):
+        for a in range(s):
+            dak = Delta[a, k]
+            if dak <= 0.0:
+                continue
+            for b in range(s):
+                v = min(dak, Delta[k, b])
+                if v > Delta[a, b]:
+                    Delta[a, b] = v
+                    p[a, b] = p[a, k]
+    out = []
+    for k in range(s):
+        bl = -1
+        bv = 0.0
+        for l in range(s):
+            if l == k:
+                continue
+            v = min(Delta[k, l], Delta[l, k])
+            if v > bv:
+                bv = v
+                bl = l
+        cyc = np.empty(0, dtype=np.int64)
+        if bl >= 0:
+            seen = np.zeros(s, dtype=np.bool_)
+            buf = np.empty(2 * s + 2, dtype=np.int64)
+            nb = 0
+            for (x, y) in ((k, bl), (bl, k)):
+                cur = x
+                steps = 0
+                while cur != y and steps <= s:
+                    if not seen[cur]:
+                        seen[cur] = True
+                        buf[nb] = cur
+                        nb += 1
+                    cur = p[cur, y]
+                    steps += 1
+            cyc = buf[:nb].copy()
+        out.append(cyc)
+    return out
+
+
+@numba.njit(cache=True)
+def short_cycle_through(start, eptr, eitems, s):
+    """Shortest cycle through ``start`` in a sparse digraph (BFS), used for huge SCCs."""
+    prev = np.full(s, -1, dtype=np.int64)
+    queue = np.empty(s, dtype=np.int64)
+    head = 0
+    tail = 0
+    for k in range(eptr[start], eptr[start + 1]):
+        v = eitems[k]
+        if prev[v] == -1:
+            prev[v] = start
+            queue[tail] = v
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        if u == start:
+            break
+        for k in range(eptr[u], eptr[u + 1]):
+            v = eitems[k]
+            if prev[v] == -1:
+                prev[v] = u
+                queue[tail] = v
+                tail += 1
+    if prev[start] == -1:
+        return np.empty(0, dtype=np.int64)
+    buf = np.empty(s, dtype=np.int64)
+    nb = 0
+    cur = prev[start]
+    while cur != start and nb < s:
+        buf[nb] = cur
+        nb += 1
+        cur = prev[cur]
+    buf[nb] = start
+    nb += 1
+    return buf[:nb].copy()
+
+
+@numba.njit(cache=True)
+def _gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_items):
+    """min_{i ∈ C} (W^0_{C;i} - W^1_{C;i}) for a new cluster (λ_C = 0); C given by ``inC``."""
+    g = np.inf
+    for t in range(nmem):
+        i = members[t]
+        w0 = NEG
+        w1 = NEG
+        for j in range(offsets[i], offsets[i + 1]):
+            if not allowed[j]:
+                continue
+            hit = False
+            for q in range(pset_ptr[j], pset_ptr[j + 1]):
+                if inC[pset_items[q]]:
+                    hit = True
+                    break
+            v = scores[j] + adj[j]
+            if hit:
+                if v > w0:
+                    w0 = v
+            elif v > w1:
+                w1 = v
+        if w1 == NEG:
+            d = np.inf
+        elif w0 == NEG:
+            d = NEG
+        else:
+            d = w0 - w1
+        if d < g:
+            g = d
+    return g
+
+
+@numba.njit(cache=True)
+def grow_cluster(seed, scores, adj, allowed, offsets, pset_ptr, pset_items, arg, inv_ptr, inv_items,
+                 family, max_size):
+    """Greedy cluster growth from ``seed`` by the dual gain criterion (eq. 20).
+
+    Candidates k are the nodes whose current maximiser meets C and the parents in the
+    members' maximisers (other nodes cannot make the gain positive).  A node is added
+    when it maximises gain(C ∪ k) and the difference of eq. 20 is non-negative.
+    Returns (members, gain).
+    """
+    n = offsets.shape[0] - 1
+    inC = np.zeros(n, dtype=np.bool_)
+    members = np.empty(n, dtype=np.int64)
+    members[0] = seed
+    nmem = 1
+    inC[seed] = True
+    gain = NEG
+    cand = np.zeros(n, dtype=np.bool_)
+    while nmem < max_size:
+        # candidate set
+        cand[:] = False
+        for t in range(nmem):
+            i = members[t]
+            a = arg[i]
+            if a >= 0:
+                for q in range(pset_ptr[a], pset_ptr[a + 1]):
+                    cand[pset_items[q]] = True
+            # nodes whose maximiser contains i
+            for k in range(inv_ptr[i], inv_ptr[i + 1]):
+                j = inv_items[k]
+                f = family[j]
+                if arg[f] == j:
+                    cand[f] = True
+        bk = -1
+        bg = NEG
+        for k in range(n):
+            if not cand[k] or inC[k]:
+                continue
+            inC[k] = True
+            members[nmem] = k
+            g = _gain_of(members, nmem + 1, inC, scores, adj, allowed, offsets, pset_ptr, pset_items)
+            inC[k] = False
+            if g > bg:
+                bg = g
+                bk = k
+        if bk < 0 or bg == NEG or not (bg >= gain):
+            break
+        inC[bk] = True
+        members[nmem] = bk
+        nmem += 1
+        gain = bg
+    return members[:nmem].copy(), gain

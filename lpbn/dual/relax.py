@@ -1,0 +1,132 @@
+"""One LP relaxation solve in the dual: CD + subgradient + separation rounds (Jaakkola 2010, §5).
+
+Round t: coordinate descent to a stall (eqs. 9-11), decode (§5.2), a short phase of
+subgradient steps (eqs. 12-13, ε_t = ε_0/√t) each followed by a few CD sweeps (the best λ
+seen is kept), then separation (§5.3).  Stops when closed against the incumbent, when a
+round neither adds clusters nor improves the bound, or at the deadline / sweep budget.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .state import DualState
+
+
+@dataclass
+class Incumbent:
+    """Best decoded DAG so far (candidate index per variable) and its score."""
+
+    score: float = -math.inf
+    choice: np.ndarray | None = None
+    decodes: int = 0
+    on_improve: Callable[[float], None] | None = None
+
+    def offer(self, choice: np.ndarray, score: float) -> bool:
+        self.decodes += 1
+        if score > self.score and np.all(choice >= 0):
+            self.score = float(score)
+            self.choice = choice.copy()
+            if self.on_improve is not None:
+                self.on_improve(self.score)
+            return True
+        return False
+
+
+@dataclass
+class RelaxStats:
+    rounds: int = 0
+    sweeps: int = 0
+    added: int = 0
+    history: list = field(default_factory=list)
+
+
+def closed(bound: float, best: float, tol: float) -> bool:
+    """Bound meets the incumbent within ``tol`` relative (the B&B stopping rule)."""
+    return bound <= best + tol * max(1.0, abs(best))
+
+
+def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float = 1e-9,
+          deadline: float = math.inf, max_sweeps: int | None = None, max_rounds: int = 10_000,
+          subgradient_steps: int = 4, on_sweep: Callable[[float], None] | None = None,
+          on_bound: Callable[[float], None] | None = None, stall_rounds: int = 2,
+          eps0: float | None = None) -> tuple[float, np.ndarray, RelaxStats]:
+    """Minimise the dual over the current (and separated) clusters.
+
+    Returns (certified dual value of the best λ, best λ, stats).  The value is recomputed
+    from λ without drift; -inf means the restricted problem admits no DAG.
+    """
+    st = RelaxStats()
+    sweeps0 = state.sweeps
+    budget = math.inf if max_sweeps is None else max_sweeps
+
+    def left() -> float:
+        return budget - (state.sweeps - sweeps0)
+
+    v = state.exact_value()
+    if v == -math.inf:
+        return v, state.lam.copy(), st
+    best_v, best_lam = v, state.lam.copy()
+    stall = 0
+    t = 0
+    while t < max_rounds:
+        t += 1
+        st.rounds = t
+        round_start = best_v
+        v = state.optimise(max_sweeps=int(min(200, max(1, left()))), on_sweep=on_sweep, deadline=deadline)
+        if v == -math.inf:
+            return v, state.lam.copy(), st
+        if v < best_v:
+            best_v, best_lam = v, state.lam.copy()
+            if on_bound is not None:
+                on_bound(best_v)
+        choice, score, _ = state.decode()
+        inc.offer(choice, score)
+        if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
+            break
+        # subgradient phase (eqs. 12-13)
+        if state.K and subgradient_steps:
+            if eps0 is None:
+                pos = state.lam[state.lam > 0]
+                eps0 = 0.5 * float(np.median(pos)) if len(pos) else 1.0
+            eps = eps0 / math.sqrt(t)
+            for _ in range(subgradient_steps):
+                state.subgradient(eps)
+                v = state.optimise(max_sweeps=int(min(20, max(1, left()))), on_sweep=on_sweep,
+                                   deadline=deadline)
+                if v == -math.inf:
+                    return v, state.lam.copy(), st
+                if v < best_v:
+                    best_v, best_lam = v, state.lam.copy()
+                    if on_bound is not None:
+                        on_bound(best_v)
+                if time.perf_counter() > deadline or left() <= 0:
+                    break
+            choice, score, _ = state.decode()
+            inc.offer(choice, score)
+        added = 0
+        if separate and time.perf_counter() < deadline and left() > 0:
+            # separate at the best λ so the gains refer to the bound we keep
+            state.set_lambda(best_lam)
+            added = state.separate(deadline=deadline)
+            best_lam = state.lam.copy()
+            st.added += added
+        st.history.append((t, best_v, inc.score, state.K))
+        if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
+            break
+        improved = round_start - best_v > 1e-9 * max(1.0, abs(best_v))
+        if added == 0 and not improved:
+            stall += 1
+            if stall >= stall_rounds:
+                break
+        else:
+            stall = 0
+    state.set_lambda(best_lam)
+    v = state.value()
+    st.sweeps = state.sweeps - sweeps0
+    return v, best_lam, st

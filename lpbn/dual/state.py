@@ -1,0 +1,259 @@
+"""The dual of the cluster LP relaxation and its optimisation (Jaakkola et al. 2010, §5).
+
+:class:`DualState` owns the growing cluster set (bitsets + members CSR), the dual
+variables λ_C, the incrementally maintained adjustments ``adj`` (so that
+``W_i(s; λ) = scores + adj``, eq. 14), the branch restriction mask, and the per-node maxima.
+The cluster list is global to a solve: a cluster constraint is valid for every DAG, so
+branch-and-bound children inherit all clusters and simply pad λ with zeros.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+
+from .. import bitsets as bs
+from ..cache import ScoreCache
+from ..clusters import ClusterFamily
+from . import kernels as K
+
+
+class DualState:
+    """Dual variables and cached maxima over a fixed cache (see module docstring)."""
+
+    def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None):
+        self.cache = cache
+        self.n = cache.n
+        self.W = cache.words
+        self.scores = cache.scores
+        self.bits = cache.bits
+        self.offsets = cache.offsets
+        self.family = cache.family
+        self.sizes = cache.sizes
+        self.pset_ptr = cache.pset_ptr
+        self.pset_items = cache.pset_items
+        self.inv_ptr, self.inv_items = K.inverse_index(self.n, self.pset_ptr, self.pset_items)
+        self._cbits = np.zeros((16, self.W), dtype=np.uint64)
+        self.K = 0
+        self._members: list[np.ndarray] = []
+        self._keys: dict[bytes, int] = {}
+        self.cptr = np.zeros(1, dtype=np.int64)
+        self.citems = np.zeros(0, dtype=np.int64)
+        self.lam = np.zeros(0, dtype=np.float64)
+        self.adj = np.zeros(cache.m, dtype=np.float64)
+        self.allowed = np.ones(cache.m, dtype=np.bool_)
+        self.M = np.empty(self.n, dtype=np.float64)
+        self.arg = np.empty(self.n, dtype=np.int64)
+        self.flips = np.zeros(self.n, dtype=np.int64)
+        self.sweeps = 0
+        self.subgradient_steps = 0
+        if clusters is not None:
+            rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
+            for row in rows:
+                self.add_cluster_bits(row)
+        self.refresh()
+
+    # ------------------------------------------------------------------ clusters
+    @property
+    def cbits(self) -> np.ndarray:
+        return self._cbits[:self.K]
+
+    def add_cluster_bits(self, row: np.ndarray) -> bool:
+        """Add a cluster (bitset) with λ_C = 0; False when present or smaller than 2."""
+        row = np.asarray(row, dtype=np.uint64).reshape(self.W)
+        members = np.array(bs.from_bitset(row), dtype=np.int64)
+        if len(members) < 2:
+            return False
+        key = row.tobytes()
+        if key in self._keys:
+            return False
+        if self.K == self._cbits.shape[0]:
+            grown = np.zeros((2 * self.K, self.W), dtype=np.uint64)
+            grown[:self.K] = self._cbits[:self.K]
+            self._cbits = grown
+        self._cbits[self.K] = row
+        self._keys[key] = self.K
+        self._members.append(members)
+        self.K += 1
+        self.lam = np.append(self.lam, 0.0)
+        self.cptr = np.append(self.cptr, self.cptr[-1] + len(members))
+        self.citems = np.concatenate([self.citems, members])
+        return True
+
+    def add_cluster(self, members) -> bool:
+        return self.add_cluster_bits(bs.to_bitset(members, self.n))
+
+    def family_of_clusters(self) -> ClusterFamily:
+        """The clusters as a :class:`ClusterFamily` (same order as λ)."""
+        fam = ClusterFamily(self.n)
+        fam._bits = self.cbits.copy()
+        fam._keys = set(self._keys)
+        return fam
+
+    def members(self, c: int) -> np.ndarray:
+        return self._members[c]
+
+    # ------------------------------------------------------------------ state
+    def set_lambda(self, lam: np.ndarray) -> None:
+        """Load λ (shorter vectors are padded with zeros) and refresh everything."""
+        full = np.zeros(self.K, dtype=np.float64)
+        full[:len(lam)] = lam[:self.K]
+        self.lam = full
+        self.refresh()
+
+    def set_allowed(self, allowed: np.ndarray) -> None:
+        self.allowed = np.ascontiguousarray(allowed, dtype=np.bool_)
+        K.node_maxima(self.scores, self.adj, self.allowed, self.offsets, self.M, self.arg)
+
+    def refresh(self) -> None:
+        """Recompute ``adj`` from λ exactly (removes floating drift) and the maxima."""
+        K.recompute_adj(self.bits, self.offsets, self.cbits, self.cptr, self.citems, self.lam, self.adj)
+        K.node_maxima(self.scores, self.adj, self.allowed, self.offsets, self.M, self.arg)
+
+    def value(self) -> float:
+        """Current dual objective (eq. 8); -inf marks an infeasible restricted problem."""
+        if np.any(self.M == -np.inf):
+            return -math.inf
+        return float(self.M.sum() - self.lam.sum())
+
+    def exact_value(self) -> float:
+        """Dual objective recomputed from λ without incremental drift (a certified bound)."""
+        self.refresh()
+        return self.value()
+
+    # ------------------------------------------------------------------ optimisation
+    def sweep(self, order: np.ndarray | None = None) -> float:
+        """One coordinate-descent sweep (eqs. 9-11); returns the dual value (-inf: infeasible)."""
+        if self.K == 0:
+            return self.value()
+        if order is None:
+            order = np.arange(self.K, dtype=np.int64)
+        ok = K.cd_sweep(self.scores, self.bits, self.offsets, self.allowed, self.cbits, self.cptr,
+                        self.citems, self.lam, self.adj, self.M, self.arg, self.flips, order)
+        self.sweeps += 1
+        return self.value() if ok else -math.inf
+
+    def subgradient(self, eps: float) -> int:
+        """Normalised subgradient step (eqs. 12-13) with step ``eps``; refreshes adj."""
+        if self.K == 0:
+            return 0
+        moved = K.subgradient_step(self.bits, self.cbits, self.cptr, self.citems, self.lam, self.arg,
+                                   float(eps))
+        self.subgradient_steps += 1
+        if moved:
+            self.refresh()
+        return moved
+
+    def decode(self) -> tuple[np.ndarray, float, np.ndarray]:
+        """§5.2: min-regret order (eqs. 15-16), then best parents per order under W.
+
+        Returns (candidate index per variable, score, order); score is -inf only if the
+        order admits no DAG (cannot happen for a feasible cache).
+        """
+        vals = self.scores + self.adj
+        order, _ = K.regret_order(vals, self.allowed, self.offsets, self.family, self.sizes,
+                                  self.inv_ptr, self.inv_items)
+        choice, score = self.cache.best_for_order(order)
+        return choice, score, order
+
+    def optimise(self, *, max_sweeps: int = 200, rel_tol: float = 1e-10,
+                 on_sweep: Callable[[float], None] | None = None,
+                 deadline: float = math.inf) -> float:
+        """CD sweeps until the relative decrease of a sweep drops below ``rel_tol``."""
+        prev = self.value()
+        if self.K == 0:
+            return prev
+        order = np.arange(self.K, dtype=np.int64)
+        for _ in range(max_sweeps):
+            v = self.sweep(order)
+            if on_sweep is not None:
+                on_sweep(v)
+            if v == -math.inf:
+                return v
+            if prev - v <= rel_tol * max(1.0, abs(v)) or time.perf_counter() > deadline:
+                return v
+            prev = v
+        return self.value()
+
+    # ------------------------------------------------------------------ separation (§5.3)
+    def separate(self, *, max_new: int = 200, grow: bool = True, deadline: float = math.inf,
+                 max_fw: int = 400) -> int:
+        """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
+        then, if none, greedily grown clusters (eq. 20).  Returns how many were added."""
+        added = self._separate_cycles(max_new, max_fw)
+        if added == 0 and grow:
+            added = self._separate_grow(max_new, deadline)
+        return added
+
+    def _positive_gain(self, c: int) -> float:
+        return K.cluster_stats(self.bits, self.offsets, self.allowed, self.scores, self.adj, self.cbits,
+                               c, self._members[c], self.lam[c])
+
+    def _try_add(self, members: np.ndarray) -> bool:
+        row = bs.to_bitset(members.tolist(), self.n)
+        if row.tobytes() in self._keys or len(members) < 2:
+            return False
+        if not self._gain_members(members) > 0.0:
+            return False
+        return self.add_cluster_bits(row)
+
+    def _gain_members(self, members: np.ndarray) -> float:
+        inC = np.zeros(self.n, dtype=np.bool_)
+        inC[members] = True
+        return K._gain_of(np.asarray(members, np.int64), len(members), inC, self.scores, self.adj,
+                          self.allowed, self.offsets, self.pset_ptr, self.pset_items)
+
+    def _separate_cycles(self, max_new: int, max_fw: int) -> int:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+        src, dst, wt = K.edge_deltas(self.scores, self.adj, self.allowed, self.offsets, self.pset_ptr,
+                                     self.pset_items, self.bits, self.M, self.arg)
+        if len(src) == 0:
+            return 0
+        g = csr_matrix((np.ones(len(src)), (src, dst)), shape=(self.n, self.n))
+        ncomp, labels = connected_components(g, directed=True, connection="strong")
+        sizes = np.bincount(labels, minlength=ncomp)
+        added = 0
+        for comp in np.flatnonzero(sizes >= 2):
+            nodes = np.flatnonzero(labels == comp)
+            local = -np.ones(self.n, dtype=np.int64)
+            local[nodes] = np.arange(len(nodes))
+            sel = (local[src] >= 0) & (local[dst] >= 0)
+            a, b, w = local[src[sel]], local[dst[sel]], wt[sel]
+            s = len(nodes)
+            cycles = []
+            if s <= max_fw:
+                D = np.full((s, s), -np.inf)
+                np.maximum.at(D, (a, b), w)
+                cycles = K.maxmin_cycles(D)
+            else:
+                order = np.argsort(a, kind="stable")
+                eptr = np.zeros(s + 1, dtype=np.int64)
+                np.cumsum(np.bincount(a, minlength=s), out=eptr[1:])
+                eitems = b[order].astype(np.int64)
+                for k in range(s):
+                    cycles.append(K.short_cycle_through(k, eptr, eitems, s))
+            for cyc in cycles:
+                if len(cyc) >= 2 and self._try_add(nodes[cyc]):
+                    added += 1
+                    if added >= max_new:
+                        return added
+        return added
+
+    def _separate_grow(self, max_new: int, deadline: float) -> int:
+        added = 0
+        max_size = self.n
+        for seed in np.argsort(-self.flips, kind="stable"):
+            if time.perf_counter() > deadline:
+                break
+            members, gain = K.grow_cluster(int(seed), self.scores, self.adj, self.allowed, self.offsets,
+                                           self.pset_ptr, self.pset_items, self.arg, self.inv_ptr,
+                                           self.inv_items, self.family, max_size)
+            if gain > 0.0 and self._try_add(members):
+                added += 1
+                if added >= max_new:
+                    break
+        return added
