@@ -1,0 +1,208 @@
+"""The η ILP as a PuLP model: export (LP/MPS) for any solver, and ``method="pulp-cbc"``.
+
+The model is the one of :mod:`lpbn.highs.lp_model` (Jaakkola et al. 2010, eqs. 2 and 6):
+binary ``eta_<i>_<k>`` = 1 when variable i takes its k-th candidate parent set (the
+cache's best-first order), one convexity row per variable and one cluster row (eq. 6)
+per cluster.  The exported model carries the root cuts (the clusters the HiGHS
+cutting-plane loop found), so CBC, Gurobi or CPLEX start from the P_cluster bound; it is
+still a relaxation, so a solver's answer must be checked for cycles (``lpbn solve`` does).
+
+``method="pulp-cbc"`` solves it with PuLP's bundled CBC using the same
+solve–separate–resolve loop as ``method="highs"``: a third independent solver for tests.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..atomic import atomic_write
+from ..cache import ScoreCache
+from ..clusters import ClusterFamily, cluster_rows_csr
+from ..errors import InputError
+from ..result import OPTIMAL, SolveResult
+from .ilp import choice_is_acyclic, dag_of, decode_choice
+from .lp_model import EtaLP
+from .separation import cut_loop, incumbent_clusters
+
+
+def _pulp():
+    try:
+        import pulp
+    except ImportError as exc:  # pragma: no cover - pulp is a runtime dependency
+        raise InputError("PuLP is not installed (pip install pulp)") from exc
+    return pulp
+
+
+def root_clusters(cache: ScoreCache, *, exact: bool = True, time_limit: float | None = None):
+    """The clusters of the HiGHS root cutting-plane loop and its LP bound (see separation.cut_loop)."""
+    model = EtaLP(cache)
+    res = cut_loop(model, mode="clusters", exact=exact, time_limit=time_limit)
+    return model.clusters, res
+
+
+class PulpModel:
+    """A PuLP ``LpProblem`` of the η ILP with cluster rows that can be extended."""
+
+    def __init__(self, cache: ScoreCache, clusters: ClusterFamily | None = None, *,
+                 integer: bool = True, name: str = "lpbn"):
+        pulp = _pulp()
+        self.cache = cache
+        self.prob = pulp.LpProblem(name, pulp.LpMaximize)
+        cat = pulp.LpBinary if integer else pulp.LpContinuous
+        local = np.arange(cache.m) - cache.offsets[cache.family]
+        self.x = [pulp.LpVariable(f"eta_{int(i)}_{int(k)}", lowBound=0, upBound=1, cat=cat)
+                  for i, k in zip(cache.family, local)]
+        self.prob += pulp.LpAffineExpression(zip(self.x, cache.scores.tolist())), "score"
+        for i in range(cache.n):
+            a, b = int(cache.offsets[i]), int(cache.offsets[i + 1])
+            expr = pulp.LpAffineExpression((v, 1.0) for v in self.x[a:b])
+            self.prob += pulp.LpConstraint(expr, pulp.LpConstraintEQ, f"convex_{i}", 1.0)
+        self.clusters = ClusterFamily(cache.n)
+        if clusters is not None:
+            self.add_clusters(clusters.bits)
+
+    def add_clusters(self, bits: np.ndarray) -> int:
+        """Add the eq. 6 rows of clusters not yet present; returns how many were added."""
+        pulp = _pulp()
+        bits = np.asarray(bits, dtype=np.uint64).reshape(-1, self.clusters.words)
+        fresh = [b for b in bits if self.clusters.add_bitset(b)]
+        if not fresh:
+            return 0
+        ptr, idx = cluster_rows_csr(self.cache, np.array(fresh))
+        base = len(self.clusters) - len(fresh)
+        for r in range(len(fresh)):
+            expr = pulp.LpAffineExpression((self.x[int(j)], 1.0) for j in idx[ptr[r]:ptr[r + 1]])
+            self.prob += pulp.LpConstraint(expr, pulp.LpConstraintGE, f"cluster_{base + r}", 1.0)
+        return len(fresh)
+
+    def values(self) -> np.ndarray:
+        return np.array([v.varValue or 0.0 for v in self.x], dtype=np.float64)
+
+
+def _header(cache: ScoreCache, comment: str, n_clusters: int, bound: float) -> str:
+    lines = [
+        "lpbn η ILP (Jaakkola et al. 2010, eqs. 2 and 6); maximise the total log-score.",
+        f"source: {cache.source or '<cache>'}; n={cache.n}; candidates={cache.m}; "
+        f"root cluster rows={n_clusters}; root LP bound={bound!r}",
+        "eta_<i>_<k> = 1: variable i takes its k-th candidate parent set (best-first order).",
+        "The cluster rows are a subset of eq. 6: check a solution for cycles and add rows.",
+        "variables: " + " ".join(f"{i}={name}" for i, name in enumerate(cache.names[:200]))
+        + (" ..." if cache.n > 200 else ""),
+    ]
+    return "".join(f"{comment} {line}\n" for line in lines)
+
+
+def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
+                 root_cuts: bool = True, exact: bool = True, time_limit: float | None = None,
+                 clusters: ClusterFamily | None = None) -> dict:
+    """Write the η ILP with the root cluster cuts to ``path`` in LP or MPS format (atomically).
+
+    Returns a dict with the number of clusters and the root LP bound.
+    """
+    if fmt not in ("lp", "mps"):
+        raise InputError(f"unknown model format {fmt!r}; choose lp or mps")
+    bound = math.inf
+    if clusters is None:
+        clusters = ClusterFamily(cache.n)
+        if root_cuts:
+            clusters, res = root_clusters(cache, exact=exact, time_limit=time_limit)
+            bound = res.value
+    model = PulpModel(cache, clusters)
+    tmpdir = tempfile.mkdtemp(prefix="lpbn-export-")
+    try:
+        tmp = Path(tmpdir) / f"model.{fmt}"
+        if fmt == "lp":
+            model.prob.writeLP(str(tmp))
+            header = _header(cache, "\\", len(clusters), bound)
+        else:
+            model.prob.writeMPS(str(tmp), with_objsense=True)
+            header = _header(cache, "*", len(clusters), bound)
+        body = tmp.read_text()
+        with atomic_write(path) as fh:
+            fh.write(header)
+            fh.write(body)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return {"path": str(path), "format": fmt, "clusters": len(clusters), "root_bound": bound,
+            "columns": cache.m, "rows": cache.n + len(clusters)}
+
+
+def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
+                   threads: int = 1, msg: bool = False, **_ignored) -> SolveResult:
+    """``method="pulp-cbc"``: root cuts (HiGHS LP), then CBC solve–separate–resolve.
+
+    A CBC optimum whose incumbent is acyclic is optimal for the whole problem (its rows
+    are valid for every DAG).  At a time limit the best DAG and the best bound so far
+    (root LP or last proven MIP value) are returned.
+    """
+    pulp = _pulp()
+    state = {"choice": None, "score": -math.inf}
+    stats = {"mip_rounds": 0, "cuts_incumbent": 0, "root_bound": None}
+
+    def offer(choice) -> None:
+        if choice is None:
+            return
+        score = float(np.sum(cache.scores[choice]))
+        if score > state["score"] and choice_is_acyclic(cache, choice):
+            state["choice"], state["score"] = np.asarray(choice, dtype=np.int64), score
+            control.improved(best=score)
+
+    offer(cache.best_for_order(np.arange(cache.n))[0])
+    clusters = ClusterFamily(cache.n)
+    if root_cuts:
+        lp = EtaLP(cache)
+        res = cut_loop(lp, mode="clusters", exact=exact_root, time_limit=control.remaining(),
+                       on_bound=lambda v, eta: (control.improved(bound=v), offer(decode_choice(cache, eta))))
+        clusters = lp.clusters
+        stats["root_bound"] = res.value
+    model = PulpModel(cache, clusters)
+
+    def finish(status: str, message: str = "") -> SolveResult:
+        stats["clusters"] = len(model.clusters)
+        dag = dag_of(cache, state["choice"]) if state["choice"] is not None else None
+        bound = max(control.bound, state["score"]) if math.isfinite(control.bound) else math.inf
+        return SolveResult(dag=dag, score=state["score"], upper_bound=bound, status=status,
+                           method="pulp-cbc", stats=stats, trace=list(control.trace), message=message)
+
+    while True:
+        if control.closed():
+            return finish(OPTIMAL)
+        stop = control.should_stop()
+        if stop:
+            return finish(stop)
+        left = control.remaining()
+        kw = {"timeLimit": max(1.0, left)} if math.isfinite(left) else {}
+        solver = pulp.PULP_CBC_CMD(msg=msg, threads=threads, gapRel=1e-10, **kw)
+        model.prob.solve(solver)
+        stats["mip_rounds"] += 1
+        status = pulp.LpStatus[model.prob.status]
+        sol_status = getattr(model.prob, "sol_status", None)
+        x = model.values()
+        if status == "Infeasible":
+            return finish("infeasible", "CBC reports the ILP infeasible")
+        has_point = status == "Optimal" or sol_status in (pulp.LpSolutionIntegerFeasible,
+                                                          pulp.LpSolutionOptimal)
+        if not has_point:
+            return finish(control.should_stop() or "time_limit", f"CBC status {status}")
+        from .lp_model import choice_from_eta
+        choice = choice_from_eta(cache, x)
+        proved = status == "Optimal" and sol_status in (None, pulp.LpSolutionOptimal)
+        if proved:
+            control.improved(bound=float(np.sum(cache.scores[choice])))
+        if choice_is_acyclic(cache, choice):
+            offer(choice)
+            if proved:
+                return finish(OPTIMAL)
+            continue
+        cuts = incumbent_clusters(cache, choice)
+        added = model.add_clusters(np.array(cuts)) if cuts else 0
+        stats["cuts_incumbent"] += added
+        offer(decode_choice(cache, x))
+        if not added:
+            return finish("interrupted", "a cyclic incumbent violates no new cluster")
