@@ -1,0 +1,387 @@
+"""Safe pruning of candidate parent sets while scoring (one variable ``X`` at a time).
+
+Rules (each keeps, for ``k = 1``, an optimal DAG; for ``k > 1`` a set of k best DAGs):
+
+a. **Parent limit** (:func:`degree_bound`).  Tian 2000 Thm 1 / Chen et al. Thm 2:
+   ``|U| <= floor(log2(2N / log2 N))`` for MDL/BIC, refined per variable as in Tian's eq. 34
+   with the exact entropies ``H(X|∅)`` and ``H(X|all others)`` and the actual arities.
+b. **Subset dominance** (Teyssier & Koller 2005; Chen et al. Thm 1, and Thm 3 for k-best):
+   ``U`` is dropped when ``k`` of its proper subsets score at least as well.
+c. **Depth-first branch and bound** (Tian 2000 §5, Fig. 3) over the set-enumeration tree in
+   the tree order of eq. 14 (``H(X|X_k1) <= H(X|X_k2) <= ...``) with a K3 greedy start
+   (Fig. 1).  Generalised to any variable ordering: a branch ``T ∪ {X_q} ...`` is cut when
+   the bound of eq. 12, ``LL(X|T,W) - c·K(X|T)·r_q`` (the entropy lower bound of eqs. 12-13
+   with ``H = -LL``), cannot beat the best (k-th best) score of a known proper subset of
+   ``T ∪ {X_q}`` — every set in the branch is then subset-dominated.  Children are visited
+   in decreasing tree position, so all subsets of a set are visited before it.
+   ``H(X|T,W)`` is obtained from precomputed suffix codes of the tree order plus ``T``
+   (``O(|T| N)`` per node instead of ``O(|W| N)``).
+d. **Superset bounds** (de Campos & Ji 2011 style): for BIC/MDL/AIC the penalty bound above;
+   for BDeu ``BDeu(S) <= LL(X|S) <= LL(X|T,W)`` (the Dirichlet-multinomial marginal is a
+   mixture of multinomials, so it never exceeds the maximum likelihood) and
+   ``BDeu(S) <= -ln(r_X) · #non-empty configurations of T`` (the first row of each non-empty
+   configuration of S contributes exactly ``ln(1/r_X)``).
+
+In fixed-order mode (``global_ref``) the reference is the best score found so far over all
+candidates (the paper's ``minMDL``), and only improving sets are recorded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from .counting import extend_codes, family_stats
+from .scores import local_score, penalty_coef
+
+
+def degree_bound(kind: int, N: int, rx: int, parent_arities, ll_empty: float, ll_all: float,
+                 k: int = 1) -> int:
+    """Largest parent-set size that can be needed for X (penalised-LL scores only).
+
+    ``k = 1`` (Tian 2000 eq. 34 with ``minMDL = MDL(X|∅)``, as any needed set must beat the
+    empty set): a set U is needed only if ``c·(r_X-1)·(q_U - 1) < H(X|∅) - H(X|all)``.
+    ``k > 1`` (Chen et al. Thm 5 / Corollary 1 with exact entropies): if
+    ``H(X|∅) - H(X|all) <= ½·c·K(X|U)`` all ``2^|U| - 1`` proper subsets score at least as
+    well, so sets with ``2^|U| - 1 >= k`` are not needed.  ``q_U`` is bounded below by the
+    product of the ``|U|`` smallest parent arities (arities 1 excluded, see caller).
+    Returns ``len(parent_arities)`` when nothing can be concluded (e.g. BDeu).
+    """
+    if kind == 3:
+        return len(parent_arities)
+    c = 0.5 * math.log(N) if kind != 1 else 1.0
+    gap = (ll_all - ll_empty)  # = H(X|∅) - H(X|all) >= 0
+    gap = max(gap, 0.0)
+    slack = 1e-9 * (1.0 + abs(ll_empty))
+    ars = sorted(int(a) for a in parent_arities)
+    prod = 1.0
+    for j, a in enumerate(ars, 1):
+        prod *= a
+        if k <= 1:
+            if c * (rx - 1) * (prod - 1.0) >= gap + slack:
+                return j - 1
+        else:
+            if 2 ** j - 1 >= k and 0.5 * c * (rx - 1) * prod >= gap + slack:
+                return j - 1
+    return len(ars)
+
+
+def tian_global_bound(N: int) -> int:
+    """Tian 2000 Thm 1 / Chen et al. Thm 2: ``floor(log2(2N / log2 N))`` (N >= 2)."""
+    if N < 2:
+        return 0
+    return int(math.floor(math.log2(2.0 * N / math.log2(N))))
+
+
+def chen_corollary1(N: int, k: int) -> int:
+    """Chen et al. Corollary 1: ``d = floor(log2(2N / c))``, ``c = ½ log2 N``; inflated to the
+    smallest ``d' >= d`` with ``k <= 2^(d'+1) - 1`` when k is larger."""
+    d = tian_global_bound(N)
+    while k > 2 ** (d + 1) - 1:
+        d += 1
+    return d
+
+
+@numba.njit(cache=True)
+def _key(items, d, B):
+    key = 0
+    mul = 1
+    for i in range(d):
+        key += (items[i] + 1) * mul
+        mul *= B
+    return key
+
+
+@numba.njit(cache=True)
+def _grow(arr, need):
+    if need <= arr.shape[0]:
+        return arr
+    cap = max(need, 2 * arr.shape[0])
+    if arr.ndim == 1:
+        out = np.empty(cap, dtype=arr.dtype)
+        out[:arr.shape[0]] = arr
+        return out
+    return arr
+
+
+@numba.njit(cache=True)
+def _bound(kind, ll_ub, qC, rx, nzT, N):
+    if kind == 3:
+        b2 = -math.log(rx) * nzT if rx > 1 else 0.0
+        return min(ll_ub, b2)
+    return ll_ub - penalty_coef(kind, N) * (rx - 1) * qC
+
+
+@numba.njit(cache=True)
+def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
+                 global_ref, k3_sets, k3_scores, qlimit, mapsize):
+    """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
+
+    Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
+    [families counted, branches cut, H(X|T,W) bounds computed, memo size].
+    """
+    N = cols.shape[1]
+    m = order.shape[0]
+    rx = arities[x]
+    xcol = cols[x]
+    want_bdeu = kind == 3
+    D = max(maxp, 0)
+    cnt = np.zeros(qlimit * rx, dtype=np.int32)
+    pacnt = np.zeros(qlimit, dtype=np.int32)
+    mapbuf = np.zeros(mapsize, dtype=np.int64)
+    codes = np.zeros((D + 1, N), dtype=np.int64)
+    Qd = np.ones(D + 1, dtype=np.int64)
+    path = np.zeros(D + 1, dtype=np.int64)
+    qprod = np.ones(D + 1, dtype=np.float64)
+    bestsub = np.full(D + 1, -np.inf)
+    scored = np.full(D + 1, -np.inf)
+    nzd = np.ones(D + 1, dtype=np.int64)
+    lltw = np.zeros(D + 1)
+    has_tw = np.zeros(D + 1, dtype=np.bool_)
+    nextpos = np.zeros(D + 1, dtype=np.int64)
+    twa = np.empty(N, dtype=np.int64)
+    twb = np.empty(N, dtype=np.int64)
+    sub = np.zeros(D + 1, dtype=np.int64)
+    topk = np.full(max(k, 1), -np.inf)
+    stats = np.zeros(4, dtype=np.int64)
+    B = m + 1
+    memo_ok = True
+    lim = 1.0
+    for _ in range(D + 1):
+        lim *= B
+    if lim > 4.0e18:
+        memo_ok = False
+    memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+    memo_best = Dict.empty(key_type=types.int64, value_type=types.float64)
+    cap = 256
+    out_sets = np.zeros((cap, D + 1), dtype=np.int64)
+    out_size = np.zeros(cap, dtype=np.int64)
+    out_score = np.zeros(cap)
+    n_out = 0
+
+    # ---- the empty set (root)
+    ll, bd, nz = family_stats(codes[0], xcol, rx, cnt, pacnt, lgt, want_bdeu, ess, ess / rx)
+    stats[0] += 1
+    s0 = local_score(kind, ll, bd, 1.0, rx, N)
+    scored[0] = s0
+    bestsub[0] = s0
+    nzd[0] = nz
+    memo[0] = s0
+    memo_best[0] = s0
+    out_size[0] = 0
+    out_score[0] = s0
+    n_out = 1
+    gbest = s0
+    # ---- K3 greedy start (Tian Fig. 1): seed the memo / the global reference
+    for t in range(k3_scores.shape[0]):
+        kk = 0
+        for i in range(k3_sets.shape[1]):
+            if k3_sets[t, i] >= 0:
+                sub[kk] = k3_sets[t, i]
+                kk += 1
+        if memo_ok:
+            key = _key(sub, kk, B)
+            memo[key] = k3_scores[t]
+        if k3_scores[t] > gbest:
+            gbest = k3_scores[t]
+    if D == 0:
+        return out_sets[:n_out], out_size[:n_out], out_score[:n_out], n_out, stats
+
+    d = 0
+    nextpos[0] = m - 1
+    while d >= 0:
+        last = path[d - 1] if d > 0 else -1
+        if d >= D or nextpos[d] <= last:
+            d -= 1
+            continue
+        pos = nextpos[d]
+        nextpos[d] -= 1
+        q = order[pos]
+        rq = arities[q]
+        qC = qprod[d] * rq
+        path[d] = pos
+        # --- reference: best (k-th best) score of known proper subsets of C = T + {q}
+        if k == 1:
+            refsub = bestsub[d]
+            if memo_ok:
+                for i in range(d):
+                    kk = 0
+                    for j in range(d + 1):
+                        if j != i:
+                            sub[kk] = path[j]
+                            kk += 1
+                    v = memo_best.get(_key(sub, kk, B), -np.inf)
+                    if v > refsub:
+                        refsub = v
+        else:
+            for t in range(k):
+                topk[t] = -np.inf
+            if memo_ok:
+                full = (1 << (d + 1)) - 1
+                for mask in range(full):
+                    kk = 0
+                    for j in range(d + 1):
+                        if mask & (1 << j):
+                            sub[kk] = path[j]
+                            kk += 1
+                    key = _key(sub, kk, B)
+                    if key in memo:
+                        v = memo[key]
+                        if v > topk[k - 1]:
+                            t = k - 1
+                            while t > 0 and topk[t - 1] < v:
+                                topk[t] = topk[t - 1]
+                                t -= 1
+                            topk[t] = v
+            else:
+                for j in range(d + 1):
+                    v = scored[j]
+                    if v > topk[k - 1]:
+                        t = k - 1
+                        while t > 0 and topk[t - 1] < v:
+                            topk[t] = topk[t - 1]
+                            t -= 1
+                        topk[t] = v
+            refsub = topk[k - 1]
+        ref = refsub
+        if global_ref and gbest > ref:
+            ref = gbest
+        tol = 1e-9 * (1.0 + abs(ref))
+        # --- branch bound (eqs. 12-13): every S with C ⊆ S ⊆ T ∪ W
+        ub = _bound(kind, ll_all, qC, rx, nzd[d], N)
+        if ub < ref - tol:
+            stats[1] += 1
+            continue
+        if use_tw and d > 0:
+            if not has_tw[d]:
+                # H(X | T, W) with W = tree positions after last(T): suffix codes + T's columns
+                Q = sQ[last + 1]
+                src = sfx[last + 1]
+                for i in range(d):
+                    v = order[path[i]]
+                    Q = extend_codes(src, Q, cols[v], arities[v], twa, qlimit, mapbuf)
+                    twa, twb = twb, twa
+                    src = twb
+                llt, _, _ = family_stats(src, xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
+                lltw[d] = llt
+                has_tw[d] = True
+                stats[2] += 1
+            ub = _bound(kind, lltw[d], qC, rx, nzd[d], N)
+            if ub < ref - tol:
+                stats[1] += 1
+                continue
+        # --- evaluate C
+        Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
+        key = _key(path, d + 1, B) if memo_ok else -1
+        known = memo_ok and (key in memo)
+        if known:
+            sc = memo[key]
+            # nz is needed for the BDeu bound of the children
+            nz = 1
+            if kind == 3:
+                _, _, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
+        else:
+            aq = ess / qC
+            ll, bd, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+            stats[0] += 1
+            sc = local_score(kind, ll, bd, qC, rx, N)
+        if memo_ok:
+            memo[key] = sc
+            memo_best[key] = max(sc, refsub)
+        record = sc > refsub
+        if global_ref:
+            record = sc > gbest
+        if sc > gbest:
+            gbest = sc
+        if record:
+            if n_out >= out_score.shape[0]:
+                cap2 = 2 * out_score.shape[0]
+                o1 = np.zeros((cap2, D + 1), dtype=np.int64)
+                o1[:n_out] = out_sets[:n_out]
+                out_sets = o1
+                o2 = np.zeros(cap2, dtype=np.int64)
+                o2[:n_out] = out_size[:n_out]
+                out_size = o2
+                o3 = np.zeros(cap2)
+                o3[:n_out] = out_score[:n_out]
+                out_score = o3
+            for j in range(d + 1):
+                out_sets[n_out, j] = order[path[j]]
+            out_size[n_out] = d + 1
+            out_score[n_out] = sc
+            n_out += 1
+        # --- descend
+        if d + 1 < D:
+            qprod[d + 1] = qC
+            bestsub[d + 1] = max(sc, refsub)
+            scored[d + 1] = sc
+            nzd[d + 1] = nz
+            has_tw[d + 1] = False
+            nextpos[d + 1] = m - 1
+            d += 1
+    stats[3] = len(memo)
+    return out_sets[:n_out], out_size[:n_out], out_score[:n_out], n_out, stats
+
+
+@numba.njit(cache=True)
+def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
+    """K3 (Bouckaert 1994; Tian 2000 Fig. 1): add the best single parent while it improves.
+
+    Returns the chain of sets (rows padded with -1) and their scores.
+    """
+    N = cols.shape[1]
+    rx = arities[x]
+    xcol = cols[x]
+    want_bdeu = kind == 3
+    cnt = np.zeros(qlimit * rx, dtype=np.int32)
+    pacnt = np.zeros(qlimit, dtype=np.int32)
+    mapbuf = np.zeros(mapsize, dtype=np.int64)
+    D = max(maxp, 0)
+    sets = np.full((D + 1, D + 1), -1, dtype=np.int64)
+    scs = np.zeros(D + 1)
+    cur = np.zeros(N, dtype=np.int64)
+    tmp = np.zeros(N, dtype=np.int64)
+    bestc = np.zeros(N, dtype=np.int64)
+    Q = 1
+    ll, bd, nz = family_stats(cur, xcol, rx, cnt, pacnt, lgt, want_bdeu, ess, ess / rx)
+    best = local_score(kind, ll, bd, 1.0, rx, N)
+    scs[0] = best
+    used = np.zeros(cand.shape[0], dtype=np.bool_)
+    qcur = 1.0
+    nset = 1
+    chosen = np.zeros(D + 1, dtype=np.int64)
+    for step in range(D):
+        bi = -1
+        bsc = -np.inf
+        bQ = 0
+        for i in range(cand.shape[0]):
+            if used[i]:
+                continue
+            v = cand[i]
+            Q2 = extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
+            qC = qcur * arities[v]
+            aq = ess / qC
+            ll, bd, nz = family_stats(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+            sc = local_score(kind, ll, bd, qC, rx, N)
+            if sc > bsc:
+                bsc = sc
+                bi = i
+                bQ = Q2
+                bestc[:] = tmp
+        if bi < 0 or bsc <= best:
+            break
+        used[bi] = True
+        best = bsc
+        cur[:] = bestc
+        Q = bQ
+        qcur *= arities[cand[bi]]
+        chosen[step] = bi
+        for j in range(step + 1):
+            sets[nset, j] = chosen[j]
+        scs[nset] = bsc
+        nset += 1
+    return sets[:nset], scs[:nset]
