@@ -44,3 +44,14 @@ def test_dp_reproduces_all_known_optima(shared):
             r = lpbn.solve(shared / "instances" / path, "dp")
             assert r.status == "optimal"
             assert r.score == pytest.approx(entry["optimum"], rel=1e-6), path
+
+
+def test_large_caches_load_and_query(shared):
+    data = shared / "instances/alexjilkin__sampling-markov-equivalent-dag/data"
+    for name, n in (("diabetes-5000.jkl", 413), ("pigs-5000.jkl", 441), ("munin-5000.jkl.gz", 1041)):
+        c = lpbn.read_scores(data / name)
+        assert c.n == n and c.words == (n + 63) // 64
+        p = c.prune_dominated()
+        assert p.m <= c.m
+        choice, total = p.best_for_order(range(n))
+        assert (choice >= 0).all() and total <= p.summary().bound_sum_best
