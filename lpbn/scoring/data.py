@@ -5,10 +5,10 @@ shape ``(n, N)``, int32), with per-variable arities, names and state labels.
 
 Value coding
 ------------
-* A column whose values are all non-negative integers keeps them as state indices; its
-  arity is ``max + 1`` (GOBNILP's convention for integer-coded data such as the eBNSL CSVs).
-* Any other column is treated as string labels, coded ``0..k-1`` in sorted order; arity is
-  the number of observed labels.
+* Arity is the number of observed states (as GOBNILP computes it for CSV data): values are
+  coded ``0..k-1`` in sorted order (numerically for integer columns, else as strings).
+* When arities are declared (``.dat`` second line, or ``arities=``), integer values are kept
+  as state indices and labels are coded in sorted order.
 * A ``.dat`` file declares arities (second line); a declared arity smaller than the number
   of observed labels (or than ``max + 1`` for integer data) is an error.
 * Missing values (``?``, empty, ``NA``, ``NaN``, ``null``) are an error naming the row and
@@ -231,7 +231,8 @@ def _code_column(vals: list[str], name: str, src: str | None, declared: int | No
             if declared < 1:
                 raise DataFileError(f"column {name}: arity must be >= 1", src)
             return ints.astype(np.int32), declared, None
-        return ints.astype(np.int32), top, None
+        uniq, codes = np.unique(ints, return_inverse=True)
+        return codes.astype(np.int32), len(uniq), [str(v) for v in uniq]
     uniq = sorted(set(vals))
     index = {v: i for i, v in enumerate(uniq)}
     codes = np.array([index[v] for v in vals], dtype=np.int32)
@@ -256,8 +257,18 @@ def _from_array(arr: np.ndarray, *, names, drop_missing, arities) -> Dataset:
         if (a < 0).any():
             r, c = np.argwhere(a < 0)[0]
             raise DataFileError(f"negative state {a[r, c]} in row {r + 1}, column {c + 1}")
+        if arities is None:
+            cols = np.empty((n, N), dtype=np.int32)
+            ars = np.empty(n, dtype=np.int64)
+            labels = []
+            for j in range(n):
+                uniq, codes = np.unique(a[:, j], return_inverse=True)
+                cols[j] = codes
+                ars[j] = len(uniq)
+                labels.append([str(v) for v in uniq])
+            return Dataset(tuple(hdr), cols, ars, labels, None, 0)
         cols = np.ascontiguousarray(a.T.astype(np.int32))
-        ars = a.max(axis=0) + 1 if N else np.ones(n, np.int64)
+        ars = a.max(axis=0) + 1
         if arities is not None:
             dec = np.asarray(arities, dtype=np.int64)
             bad = np.flatnonzero(dec < ars)
