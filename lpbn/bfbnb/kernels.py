@@ -38,26 +38,26 @@ def best_within(masks, start, stop, notu):
     return -1
 
 
-@numba.njit(cache=True)
-def heuristic(key, n, best, htotal):
-    """h(U) = Σ_{X ∉ U} BestScore(X, V∖{X}) (Malone et al. 2011, eq. 3), as htotal − Σ_{X∈U}."""
-    h = htotal
-    for x in range(n):
-        if (key >> np.uint64(x)) & np.uint64(1):
-            h -= best[x]
-    return h
+@numba.njit(cache=True, inline="always")
+def group_values(u, full, group_lo, group_mask, table_off, tables, hv):
+    """Fill ``hv[i]`` = T_i((V∖U) ∩ G_i) (see :mod:`lpbn.bfbnb.heuristic`)."""
+    r = full & ~u
+    for i in range(group_lo.shape[0]):
+        hv[i] = tables[table_off[i] + np.int64((r >> np.uint64(group_lo[i])) & group_mask[i])]
 
 
 @numba.njit(cache=True)
-def expand_chunk(keys_in, g_in, start, stop, n, layer, masks, offsets, scores, best, htotal,
-                 threshold, tab_keys, tab_g, tab_cand, shift, max_count, state, fstate):
+def expand_chunk(keys_in, g_in, start, stop, n, layer, masks, starts, stops, scores,
+                 group_lo, group_mask, table_off, tables, group_of, threshold,
+                 tab_keys, tab_g, tab_cand, shift, max_count, state, fstate):
     """Expand order-graph nodes ``start:stop`` into the hash table (Algorithm 1, EXPANDORDERGRAPH).
 
     For every node U and every X ∉ U the successor S = U ∪ {X} gets
     g = g(U) + BestScore(X, U) and f = g + h(S); it is pruned when f <= ``threshold``
     (incumbent score + tolerance, §5.1), otherwise kept with the best g per S (duplicate
-    detection, §5.4).  Stops early, before a node whose successors might not fit, when
-    the table holds ``max_count`` entries; returns the index of the next unexpanded node.
+    detection, §5.4).  h is the pattern-database heuristic of :mod:`lpbn.bfbnb.heuristic`
+    (eq. 3 with singleton groups).  Stops early, before a node whose successors might
+    not fit, when the table holds ``max_count`` entries; returns the next unexpanded index.
 
     ``state`` (int64): [count, generated, pruned, infeasible]; ``fstate`` (float64):
     [max f of kept successors, max f of pruned successors].
@@ -66,25 +66,39 @@ def expand_chunk(keys_in, g_in, start, stop, n, layer, masks, offsets, scores, b
     count = state[0]
     free = n - layer
     one = np.uint64(1)
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n)
+    p = group_lo.shape[0]
+    hv = np.empty(p)
+    others = np.empty(p)
     for idx in range(start, stop):
         if count + free > max_count:
             state[0] = count
             return idx
         u = keys_in[idx]
         gu = g_in[idx]
-        hu = heuristic(u, n, best, htotal)
+        group_values(u, full, group_lo, group_mask, table_off, tables, hv)
+        for i in range(p):
+            o = 0.0
+            for k in range(p):
+                if k != i:
+                    o += hv[k]
+            others[i] = o
         notu = ~u
+        r = full & notu
         for x in range(n):
             low = one << np.uint64(x)
             if u & low:
                 continue
-            j = best_within(masks, offsets[x], offsets[x + 1], notu)
+            j = best_within(masks, starts[x], stops[x], notu)
             state[1] += 1
             if j < 0:
                 state[3] += 1
                 continue
+            gi = group_of[x]
+            rs = (r ^ low) >> np.uint64(group_lo[gi])
+            hs = others[gi] + tables[table_off[gi] + np.int64(rs & group_mask[gi])]
             gs = gu + scores[j]
-            f = gs + hu - best[x]
+            f = gs + hs
             if f <= threshold:
                 state[2] += 1
                 if f > fstate[1]:
@@ -160,14 +174,3 @@ def dedupe_sorted(keys, g, cand):
             g[c] = g[i]
             cand[c] = cand[i]
     return c + 1
-
-
-@numba.njit(cache=True)
-def layer_fmax(keys, g, n, best, htotal):
-    """max f = g + h over a batch of nodes."""
-    out = -np.inf
-    for i in range(keys.shape[0]):
-        f = g[i] + heuristic(keys[i], n, best, htotal)
-        if f > out:
-            out = f
-    return out

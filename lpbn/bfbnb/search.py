@@ -32,6 +32,7 @@ from ..errors import InputError
 from ..result import DAG, SolveResult
 from . import kernels as K
 from .external import Layer, LayerBuilder, ReconFiles, TempArea
+from .heuristic import Relabelled, make_groups, relabel
 from .obs import ordering_search
 
 GIB = 1 << 30
@@ -77,7 +78,7 @@ def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> 
 def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMORY_LIMIT,
                 tmp_dir: str | None = None, initial_dag: Any = None, upper_bound_dag: Any = None,
                 obs_time: float | None = None, seed: int = 0, dual_time: float = 0.0,
-                **unknown: Any) -> SolveResult:
+                heuristic: str = "static", group_size: int | None = None, **unknown: Any) -> SolveResult:
     """Frontier BFBnB with external memory (Malone et al. 2011) for ``n <= 64``.
 
     Options
@@ -92,6 +93,9 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     obs_time : seconds of ordering-based search for the incumbent (default scales with n).
     dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
         its DAG and bound.
+    heuristic : "static" (default; static pattern databases over groups of ``group_size``
+        variables, Yuan & Malone 2012) or "simple" (Malone et al. 2011, eq. 3).
+    group_size : largest pattern-database group (default ``min(n, 20)``).
     """
     if unknown:
         raise InputError(f"unknown option(s) for method 'bfbnb': {', '.join(sorted(unknown))}")
@@ -100,14 +104,22 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         raise InputError(f"method 'bfbnb' handles at most {MAX_VARIABLES} variables (this cache has "
                          f"{n}); use method=\"dual\" for larger instances")
     mem = parse_memory(memory_limit)
+    if heuristic not in ("static", "simple"):
+        raise InputError(f"heuristic must be 'static' or 'simple', got {heuristic!r}")
+    if group_size is None:
+        group_size = min(n, 20)
+    if not (isinstance(group_size, int) and 1 <= group_size <= 26):
+        raise InputError(f"group_size must be an integer in 1..26, got {group_size!r}")
     t0 = time.perf_counter()
     pruned = cache.prune_dominated()
-    masks = np.ascontiguousarray(pruned.masks)
-    offsets, scores = pruned.offsets, pruned.scores
-    best = pruned.best_unconstrained()
-    htotal = float(best.sum())
+    scores = pruned.scores
+    groups = make_groups(pruned, group_size if heuristic == "static" else 1)
+    rl = relabel(pruned, groups)
+    hstart = rl.h_start()
     stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
-                             "memory_limit": mem}
+                             "memory_limit": mem, "heuristic": heuristic,
+                             "groups": [len(g) for g in groups],
+                             "heuristic_seconds": time.perf_counter() - t0, "h_start": hstart}
 
     # ---- incumbent: OBS (+ optional given DAG / dual solver) -------------------------
     if obs_time is None:
@@ -134,7 +146,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 inc_dag, lb = dag, s
         ub_extra = min(ub_extra, bound)
     stats["incumbent_seconds"] = time.perf_counter() - t0
-    control.improved(best=lb, bound=min(htotal, ub_extra), phase="incumbent")
+    control.improved(best=lb, bound=max(lb, min(hstart, ub_extra)), phase="incumbent")
 
     eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
     threshold = lb + eps
@@ -153,17 +165,18 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     try:
         with area:
             for level in range(n):
-                expected = min(comb(n, level + 1), layer.count * (n - level))
+                expected = min(comb(n, level + 1), 2 * layer.count * (n - level) // max(1, level + 1))
                 builder = LayerBuilder(area, level + 1, mem, expected)
                 for keys, g in layer.chunks(chunk_in):
                     a, stop = 0, len(keys)
                     while a < stop:
                         builder.make_room(n - level)
                         b = min(stop, a + _STEP)
-                        nxt = K.expand_chunk(keys, g, a, b, n, level, masks, offsets, scores, best,
-                                             htotal, threshold, builder.keys, builder.g, builder.cand,
-                                             builder.shift, builder.max_count, builder.state,
-                                             builder.fstate)
+                        nxt = K.expand_chunk(keys, g, a, b, n, level, rl.masks, rl.starts, rl.stops,
+                                             scores, rl.group_lo, rl.group_mask, rl.table_off,
+                                             rl.tables, rl.group_of, threshold, builder.keys,
+                                             builder.g, builder.cand, builder.shift,
+                                             builder.max_count, builder.state, builder.fstate)
                         expanded += nxt - a
                         a = nxt
                         status = control.should_stop(nodes=expanded)
@@ -190,7 +203,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
             if status is None and layer is not None and layer.count == 1 and len(layer_sizes) == n + 1:
                 goal_g = float(next(layer.chunks(1))[1][0])
                 if goal_g > lb:
-                    inc_dag = _reconstruct(pruned, cache.names, recon, n)
+                    inc_dag = _reconstruct(pruned, rl, cache.names, recon, n)
                     lb = float(cache.dag_score(inc_dag.parents))
             if status is None:
                 status = "optimal"
@@ -212,15 +225,15 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                        stats=stats, message=message)
 
 
-def _reconstruct(pruned: ScoreCache, names, recon: ReconFiles, n: int) -> DAG:
-    """Walk back from the goal through the per-layer records (§5.5)."""
+def _reconstruct(pruned: ScoreCache, rl: Relabelled, names, recon: ReconFiles, n: int) -> DAG:
+    """Walk back from the goal through the per-layer records (§5.5); keys use rl's labels."""
     parents: list[tuple[int, ...]] = [()] * n
     key = (1 << n) - 1
     for level in range(n, 0, -1):
         c = recon.lookup(level, key)
         x = int(pruned.family[c])
         parents[x] = pruned.parents(c)
-        key &= ~(1 << x)
+        key &= ~(1 << int(rl.new_of_old[x]))
     return DAG(names, parents)
 
 
