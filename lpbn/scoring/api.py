@@ -42,7 +42,7 @@ class _Ctx:
         self.lgt = lg_table(self.N)
         cells = buffer_limit(self.N, int(self.arities.max()))
         self.qlimit_cells = cells
-        self.mapsize = int(min(cells * 4, 1 << 24))
+        self.mapsize = int(min(cells * 2, 1 << 22))
 
 
 _CTX: _Ctx | None = None

@@ -93,45 +93,81 @@ def extend_codes(src, Q, col, r, dst, limit, mapbuf):
 
 
 @numba.njit(cache=True)
+def _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr):
+    """LL / BDeu from the touched cells, resetting them (Tian 2000 eq. 3; BDeu)."""
+    ll = 0.0
+    bd = 0.0
+    if want_bdeu:
+        lar = math.lgamma(aqr)
+        la = math.lgamma(aq)
+        for t in range(nt):
+            v = cnt[touched[t]]
+            ll += lgt[v]
+            bd += math.lgamma(aqr + v) - lar
+            cnt[touched[t]] = 0
+        for t in range(npa):
+            w = pacnt[tpa[t]]
+            ll -= lgt[w]
+            bd += la - math.lgamma(aq + w)
+            pacnt[tpa[t]] = 0
+    else:
+        for t in range(nt):
+            ll += lgt[cnt[touched[t]]]
+            cnt[touched[t]] = 0
+        for t in range(npa):
+            ll -= lgt[pacnt[tpa[t]]]
+            pacnt[tpa[t]] = 0
+    return ll, bd, npa
+
+
+@numba.njit(cache=True)
 def family_stats(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
     """(LL, BDeu, #non-empty parent configurations) of child column ``xcol`` given ``codes``.
 
     ``LL = sum_cells N log N - sum_pa N_pa log N_pa`` (Tian 2000 eq. 3, natural log, sign
     flipped).  BDeu (Heckerman et al. 1995) with ``aq = ess/q`` and ``aqr = ess/(q r)``:
     ``sum_pa [lgamma(aq) - lgamma(aq + N_pa)] + sum_cells [lgamma(aqr + N) - lgamma(aqr)]``.
+    One pass over the rows; the second pass only visits the touched cells.
     """
     N = codes.shape[0]
-    nz = 0
-    for s in range(N):
-        c = codes[s]
-        cnt[c * rx + xcol[s]] += 1
-        if pacnt[c] == 0:
-            nz += 1
-        pacnt[c] += 1
-    ll = 0.0
-    bd = 0.0
-    if want_bdeu:
-        la = math.lgamma(aq)
-        lar = math.lgamma(aqr)
-    else:
-        la = 0.0
-        lar = 0.0
+    touched = np.empty(N, dtype=np.int64)
+    tpa = np.empty(N, dtype=np.int64)
+    nt = 0
+    npa = 0
     for s in range(N):
         c = codes[s]
         j = c * rx + xcol[s]
-        v = cnt[j]
-        if v > 0:
-            ll += lgt[v]
-            if want_bdeu:
-                bd += math.lgamma(aqr + v) - lar
-            cnt[j] = 0
-        w = pacnt[c]
-        if w > 0:
-            ll -= lgt[w]
-            if want_bdeu:
-                bd += la - math.lgamma(aq + w)
-            pacnt[c] = 0
-    return ll, bd, nz
+        if cnt[j] == 0:
+            touched[nt] = j
+            nt += 1
+        cnt[j] += 1
+        if pacnt[c] == 0:
+            tpa[npa] = c
+            npa += 1
+        pacnt[c] += 1
+    return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
+
+
+@numba.njit(cache=True)
+def extend_and_count(src, col, r, dst, xcol, rx, cnt, pacnt, touched, tpa, lgt, want_bdeu, aq, aqr):
+    """Fused ``dst = src * r + col`` and :func:`family_stats` (no compression; caller checks
+    that ``Q * r * rx`` fits the count buffer).  ``touched``/``tpa`` are scratch (size N)."""
+    N = src.shape[0]
+    nt = 0
+    npa = 0
+    for s in range(N):
+        c = src[s] * r + col[s]
+        dst[s] = c
+        j = c * rx + xcol[s]
+        if cnt[j] == 0:
+            touched[nt] = j
+            nt += 1
+        cnt[j] += 1
+        if pacnt[c] == 0:
+            tpa[npa] = c
+            npa += 1
+        pacnt[c] += 1
+    return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
 
 
 @numba.njit(cache=True)

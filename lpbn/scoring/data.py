@@ -154,10 +154,11 @@ def _read_path(path: Path, *, header, drop_missing, arities, format, names) -> D
     except UnicodeDecodeError:
         text = raw.decode("latin-1")
     fmt = format
-    ws_rows = _split_rows(text, src, True)
+    head_text = "\n".join(text.splitlines()[:50])
     if fmt is None:
-        fmt = "dat" if (path.suffix.lower() == ".dat" or _detect_dat(ws_rows)) and _detect_dat(ws_rows) else "csv"
+        fmt = "dat" if _detect_dat(_split_rows(head_text, src, True)) else "csv"
     if fmt == "dat":
+        ws_rows = _split_rows(text, src, True)
         if not _detect_dat(ws_rows):
             raise DataFileError("not a GOBNILP .dat file (expected a names line, then a line of "
                                 "positive integer arities)", src, ws_rows[0][0] if ws_rows else 1)
@@ -166,6 +167,9 @@ def _read_path(path: Path, *, header, drop_missing, arities, format, names) -> D
         return _build(hdr, ws_rows[2:], src, drop_missing, declared if arities is None else list(arities))
     if fmt != "csv":
         raise DataFileError(f"unknown data format {fmt!r} (use 'csv' or 'dat')", src)
+    fast = _fast_integer_csv(text, src, header, names, arities)
+    if fast is not None:
+        return fast
     rows = _split_rows(text, src, False)
     if not rows:
         raise DataFileError("empty data file", src)
@@ -178,6 +182,47 @@ def _read_path(path: Path, *, header, drop_missing, arities, format, names) -> D
         hdr = list(names) if names is not None else [str(j) for j in range(len(rows[0][1]))]
         body = rows
     return _build(hdr, body, src, drop_missing, arities)
+
+
+def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | None:
+    """Vectorised path for the common case: a comma-separated table of integers (optionally
+    with a header line).  Returns None whenever anything is unusual (the general parser then
+    reports precise errors)."""
+    lines = text.splitlines()
+    first_i = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first_i is None:
+        return None
+    head_rows = _split_rows("\n".join(lines[first_i:first_i + 1002]), src, False)
+    if not head_rows or "," not in lines[first_i]:
+        return None
+    n = len(head_rows[0][1])
+    if header is None:
+        header = _looks_like_header(head_rows[0][1], [r for _, r in head_rows[1:1001]])
+    body_start = first_i + 1 if header else first_i
+    body = "\n".join(lines[body_start:])
+    if not _INT_TABLE.fullmatch(body):
+        return None
+    flat = body.replace("\r", "").replace(" ", "").replace("\t", "")
+    if ",," in flat or "\n," in flat or ",\n" in flat or flat.startswith(",") or flat.endswith(","):
+        return None
+    toks = body.replace(",", " ").split()
+    nrows = sum(1 for ln in lines[body_start:] if ln.strip())
+    if nrows == 0 or len(toks) != nrows * n:
+        return None
+    try:
+        table = np.array(toks, dtype=np.int64).reshape(nrows, n)
+    except (ValueError, OverflowError):
+        return None
+    if header:
+        hdr = head_rows[0][1]
+    else:
+        hdr = list(names) if names is not None else [str(j) for j in range(n)]
+    out = _from_array(table, names=hdr, drop_missing=False, arities=arities)
+    out.source = src
+    return out
+
+
+_INT_TABLE = re.compile(r"[0-9,\s]*")
 
 
 def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,

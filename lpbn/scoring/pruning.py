@@ -35,7 +35,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .counting import extend_codes, family_stats
+from .counting import extend_and_count, extend_codes, family_stats
 from .scores import local_score, penalty_coef
 
 
@@ -274,19 +274,25 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             if ub < ref - tol:
                 stats[1] += 1
                 continue
-        # --- evaluate C
-        Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
+        # --- evaluate C (fused code extension and counting unless codes need compressing)
         key = _key(path, d + 1, B) if memo_ok else -1
         known = memo_ok and (key in memo)
+        aq = ess / qC
         if known:
+            Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
             sc = memo[key]
             # nz is needed for the BDeu bound of the children
             nz = 1
             if kind == 3:
                 _, _, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
         else:
-            aq = ess / qC
-            ll, bd, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+            if Qd[d] * rq <= qlimit:
+                Qd[d + 1] = Qd[d] * rq
+                ll, bd, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx, cnt,
+                                              pacnt, twa, twb, lgt, want_bdeu, aq, aq / rx)
+            else:
+                Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
+                ll, bd, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
         if memo_ok:
@@ -346,6 +352,8 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
     cur = np.zeros(N, dtype=np.int64)
     tmp = np.zeros(N, dtype=np.int64)
     bestc = np.zeros(N, dtype=np.int64)
+    sc1 = np.empty(N, dtype=np.int64)
+    sc2 = np.empty(N, dtype=np.int64)
     Q = 1
     ll, bd, nz = family_stats(cur, xcol, rx, cnt, pacnt, lgt, want_bdeu, ess, ess / rx)
     best = local_score(kind, ll, bd, 1.0, rx, N)
@@ -362,10 +370,15 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
             if used[i]:
                 continue
             v = cand[i]
-            Q2 = extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
             qC = qcur * arities[v]
             aq = ess / qC
-            ll, bd, nz = family_stats(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+            if Q * arities[v] <= qlimit:
+                Q2 = Q * arities[v]
+                ll, bd, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt, pacnt,
+                                              sc1, sc2, lgt, want_bdeu, aq, aq / rx)
+            else:
+                Q2 = extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
+                ll, bd, nz = family_stats(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
             sc = local_score(kind, ll, bd, qC, rx, N)
             if sc > bsc:
                 bsc = sc
