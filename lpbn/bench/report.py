@@ -1,0 +1,317 @@
+"""Outputs of a suite run: ``results.csv``, ``results.json``, ``summary.md`` and plots.
+
+They go to ``<out>/<suite>/<timestamp>/`` and are copied to ``<out>/<suite>/latest/``
+(replaced as a whole, so ``latest`` is always one complete run).  Every file is written
+through :func:`lpbn.atomic.atomic_write`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ..atomic import atomic_write
+from .checks import WRONG
+from .runner import CSV_COLUMNS, BenchRun
+
+#: statuses counted in the per-method table
+FAIL_STATUSES = ("crash", "timeout", "memout", "error")
+
+#: floor of a time in the geometric mean (a 0.0 s run would make it 0)
+GEOMEAN_FLOOR = 1e-3
+
+
+def solved(row: dict[str, Any]) -> bool:
+    """A run that proved optimality (lpbn) or finished with a verified score (external)."""
+    if row.get("check") == WRONG:
+        return False
+    if row["kind"] == "external":
+        return row.get("status") == "finished" and row.get("check") == "ok"
+    return row.get("status") == "optimal"
+
+
+def geomean(values: list[float]) -> float:
+    vals = [max(GEOMEAN_FLOOR, float(v)) for v in values if v is not None and math.isfinite(v)]
+    if not vals:
+        return math.nan
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def _fmt(x: Any, spec: str = ".6f") -> str:
+    if x is None:
+        return ""
+    if isinstance(x, float) and not math.isfinite(x):
+        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
+    return format(x, spec) if isinstance(x, (int, float)) else str(x)
+
+
+def _secs(x: Any) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def csv_text(run: BenchRun) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in run.rows:
+        out = []
+        for c in CSV_COLUMNS:
+            v = r.get(c)
+            if c == "seconds_all":
+                v = ";".join(f"{x:.6f}" for x in v or [])
+            elif c == "stats":
+                v = json.dumps(v or {}, sort_keys=True)
+            elif c == "message":
+                v = "; ".join((r.get("problems") or []) + ([v] if v else []))
+            elif isinstance(v, float):
+                v = repr(v) if math.isfinite(v) else ""
+            out.append("" if v is None else v)
+        w.writerow(out)
+    return buf.getvalue()
+
+
+def json_text(run: BenchRun) -> str:
+    payload = {"suite": run.suite.name, "started": run.started.isoformat(),
+               "seconds": run.seconds, "command": run.config.command, "methods": run.methods,
+               "externals": run.externals, "time_limit": run.time_limit,
+               "memory_limit_mb": run.memory_limit, "repeat": run.config.repeat,
+               "jobs": run.jobs, "notes": run.notes, "rows": run.rows,
+               "peers": {e.name: e.peers for e in run.suite.entries if e.peers}}
+    return json.dumps(payload, indent=1, default=str)
+
+
+def method_table(run: BenchRun) -> list[dict[str, Any]]:
+    """Per method: runs, solved, wrong, limits, failures, geomean time, worst gap."""
+    out = []
+    for m in run.methods + run.externals:
+        rs = [r for r in run.rows if r["method"] == m and r["status"] != "absent"]
+        times = []
+        for r in rs:
+            if solved(r) and r.get("seconds") is not None:
+                times.append(r["seconds"])
+            else:
+                times.append(run.time_limit)
+        gaps = [r["gap"] for r in rs if r.get("gap") is not None and r["kind"] == "lpbn"]
+        out.append({
+            "method": m, "runs": len(rs), "solved": sum(solved(r) for r in rs),
+            "wrong": sum(r.get("check") == WRONG for r in rs),
+            "limit": sum(r["status"] in ("time_limit", "gap_limit", "node_limit", "memory_limit")
+                         for r in rs),
+            **{s: sum(r["status"] == s for r in rs) for s in FAIL_STATUSES},
+            "skipped": sum(r["status"] in ("skipped", "refused") for r in rs),
+            "geomean": geomean(times) if rs else math.nan,
+            "worst_gap": max(gaps) if gaps else None,
+            "peak_rss": max((r["peak_rss_mb"] for r in rs if r.get("peak_rss_mb") is not None),
+                            default=None),
+        })
+    return out
+
+
+def peer_table(run: BenchRun) -> list[dict[str, Any]]:
+    """Per peer of the suite's anchors: instances, solved, geomean seconds (their machine)."""
+    names: list[str] = []
+    for e in run.suite.entries:
+        for p in e.peers:
+            if p not in names:
+                names.append(p)
+    out = []
+    present = {r["instance"] for r in run.rows}
+    for p in names:
+        vals = [e.peers[p] for e in run.suite.entries if p in e.peers and e.name in present]
+        if not vals:
+            continue
+        ok = [v for v in vals if str(v.get("status", "")).startswith("optimal")]
+        # unsolved peers are listed with the seconds they ran until their own limit
+        times = [float(v["seconds"]) for v in vals if v.get("seconds") is not None]
+        out.append({"peer": p, "instances": len(vals), "solved": len(ok),
+                    "geomean": geomean(times)})
+    return out
+
+
+def _cell(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return ""
+    st = r["status"]
+    if r.get("check") == WRONG:
+        return f"**WRONG** {st} {_secs(r.get('seconds'))}s"
+    if st == "optimal":
+        return f"opt {_secs(r.get('seconds'))}s"
+    if st == "finished":
+        tag = "ok" if r.get("check") == "ok" else "done"
+        return f"{tag} {_secs(r.get('seconds'))}s"
+    if st in ("time_limit", "gap_limit", "node_limit", "memory_limit"):
+        gap = r.get("gap")
+        return f"{st} gap {gap:.3%}" if gap is not None else f"{st} (no bound)"
+    if st in ("timeout", "crash", "memout"):
+        return f"{st} ({_secs(r.get('process_seconds'))}s)"
+    return st
+
+
+def _peer_cell(v: dict[str, Any] | None) -> str:
+    if not v:
+        return ""
+    st = str(v.get("status", ""))
+    secs = v.get("seconds")
+    mb = v.get("mb")
+    s = f"{_secs(secs)}s" if secs is not None else ""
+    if mb is not None:
+        s += f" / {mb} MB"
+    if st and not st.startswith("optimal"):
+        s = (s + " " + st).strip()
+    return s
+
+
+def machine_line() -> str:
+    cpus = os.cpu_count()
+    return (f"{platform.system()} {platform.machine()}, {cpus} CPUs, Python "
+            f"{platform.python_version()}, lpbn {_version()}{_git()}")
+
+
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
+def _git() -> str:
+    root = Path(__file__).resolve().parent.parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return f" (git {out.stdout.strip()})" if out.returncode == 0 and out.stdout.strip() else ""
+
+
+def summary_md(run: BenchRun, plots: list[str]) -> str:
+    s = run.suite
+    L: list[str] = [f"# lpbn bench: `{s.name}`", ""]
+    if s.description:
+        L += [s.description, ""]
+    L += [f"- Command: `{run.config.command}`",
+          f"- Started: {run.started.strftime('%Y-%m-%d %H:%M:%S UTC')}, took {run.seconds:.1f} s",
+          f"- Machine: {machine_line()}",
+          f"- Limits per run: {run.time_limit:g} s time limit (lpbn.solve's own), "
+          f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
+          f"{run.jobs} run(s) in parallel",
+          "- Time: wall seconds of `lpbn.solve` inside the worker process (without start-up and "
+          "reading); externals: whole process.  Geometric mean over the suite's instances, "
+          "unsolved runs counted at the time limit.",
+          "- Check: every DAG is re-scored against its cache; scores and bounds are checked against "
+          "the known optimum (relative tolerance 1e-6 unless the entry says otherwise) and across "
+          "methods."]
+    for note in run.notes:
+        L.append(f"- Note: {note}")
+    L.append("")
+    wrong = [r for r in run.rows if r.get("check") == WRONG]
+    if wrong:
+        L += [f"## WRONG results: {len(wrong)}", ""]
+        for r in wrong:
+            L.append(f"- **{r['method']} on {r['instance']}**: " + "; ".join(r.get("problems") or []))
+        L.append("")
+    else:
+        L += ["No wrong result: every checked answer agrees with the known optima and the other "
+              "methods.", ""]
+    L += ["## Per method", "",
+          "| method | runs | solved | wrong | stopped at limit | timeout | memout | crash | error "
+          "| skipped | geomean s | worst gap | max RSS MB |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for t in method_table(run):
+        L.append(f"| {t['method']} | {t['runs']} | {t['solved']} | {t['wrong']} | {t['limit']} | "
+                 f"{t['timeout']} | {t['memout']} | {t['crash']} | {t['error']} | {t['skipped']} | "
+                 f"{_secs(t['geomean'])} | "
+                 f"{'' if t['worst_gap'] is None else format(t['worst_gap'], '.3%')} | "
+                 f"{'' if t['peak_rss'] is None else format(t['peak_rss'], '.0f')} |")
+    peers = peer_table(run)
+    if peers:
+        L += ["", "Peer numbers from the suite's anchors (`../shared/anchors/ANCHORS.md`: measured "
+              "on a machine like this one, whole-process seconds, their own time limits; not rerun "
+              "here):", "",
+              "| peer | instances | solved | geomean s |", "|---|---|---|---|"]
+        for p in peers:
+            L.append(f"| {p['peer']} | {p['instances']} | {p['solved']} | {_secs(p['geomean'])} |")
+    L += ["", "## Per instance", ""]
+    cols = run.methods + run.externals
+    peer_names = [p["peer"] for p in peers]
+    head = ["instance", "n", "m", "optimum"] + cols + peer_names
+    L.append("| " + " | ".join(head) + " |")
+    L.append("|" + "---|" * len(head))
+    by = {(r["instance"], r["method"]): r for r in run.rows}
+    for e in s.entries:
+        rs = [by.get((e.name, c)) for c in cols]
+        if all(r is None for r in rs):
+            continue
+        if all(r is not None and r["status"] == "absent" for r in rs):
+            continue
+        m = next((r.get("m") for r in rs if r is not None and r.get("m")), "")
+        n = next((r.get("n") for r in rs if r is not None and r.get("n")), e.n)
+        opt = _fmt(e.optimum, ".6f") if e.optimum is not None else "?"
+        cells = [e.name, str(n or ""), str(m or ""), opt] + [_cell(r) for r in rs] + \
+            [_peer_cell(e.peers.get(p)) for p in peer_names]
+        L.append("| " + " | ".join(cells) + " |")
+    absent = sorted({r["instance"] for r in run.rows if r["status"] == "absent"})
+    if absent:
+        L += ["", f"Absent here (skipped cleanly): {', '.join(absent)}."]
+    sources = sorted({(e.optimum_source or "?") for e in s.entries if e.optimum is not None})
+    if sources:
+        L += ["", "Optimum sources: " + "; ".join(sources) + "."]
+    fails = [r for r in run.rows if r["status"] in FAIL_STATUSES + ("refused",)]
+    if fails:
+        L += ["", "## Failed or refused runs", ""]
+        for r in fails:
+            L.append(f"- {r['method']} on {r['instance']}: {r['status']}: {r.get('message', '')}")
+    if plots:
+        L += ["", "## Plots", ""]
+        for p in plots:
+            L.append(f"![{p}]({p})")
+    return "\n".join(L) + "\n"
+
+
+def write_outputs(run: BenchRun, out_root: str | os.PathLike, plot: bool = True) -> Path:
+    """Write the run to ``<out_root>/<suite>/<timestamp>/`` and refresh ``latest``."""
+    root = Path(out_root) / run.suite.name
+    stamp = run.started.strftime("%Y%m%dT%H%M%SZ")
+    run_dir = root / stamp
+    k = 1
+    while run_dir.exists():
+        k += 1
+        run_dir = root / f"{stamp}-{k}"
+    run_dir.mkdir(parents=True)
+    with atomic_write(run_dir / "results.csv") as fh:
+        fh.write(csv_text(run))
+    with atomic_write(run_dir / "results.json") as fh:
+        fh.write(json_text(run))
+    plots: list[str] = []
+    if plot:
+        from .plots import make_plots
+        plots = make_plots(run, run_dir)
+    with atomic_write(run_dir / "summary.md") as fh:
+        fh.write(summary_md(run, plots))
+    refresh_latest(run_dir, root / "latest")
+    return run_dir
+
+
+def refresh_latest(run_dir: Path, latest: Path) -> None:
+    """Replace ``latest`` by a copy of ``run_dir`` (copy, then two renames)."""
+    tmp = latest.parent / f".latest.tmp.{os.getpid()}"
+    old = latest.parent / f".latest.old.{os.getpid()}"
+    for p in (tmp, old):
+        if p.exists():
+            shutil.rmtree(p)
+    shutil.copytree(run_dir, tmp)
+    if latest.is_symlink() or latest.is_file():
+        latest.unlink()
+    elif latest.exists():
+        latest.rename(old)
+    tmp.rename(latest)
+    if old.exists():
+        shutil.rmtree(old)

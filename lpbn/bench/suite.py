@@ -1,0 +1,241 @@
+"""Benchmark suites: TOML files that list instances, their score type and known optima.
+
+A suite is read with the standard library's :mod:`tomllib`.  Schema (every key but
+``instance`` entries' ``file``/``data`` is optional)::
+
+    name = "smoke"                 # defaults to the file stem
+    description = "..."
+    base = "../.."                 # paths are relative to <suite dir>/<base> (default ".")
+    methods = ["dp", "dual"]       # default methods (those not available are left out)
+    time_limit = 10.0              # seconds per run (default 60)
+    memory_limit = 4096            # MB of address space per run (default 8192)
+    jobs = 2                       # runs in parallel (default 1)
+    trace_plots = ["wine"]         # instances whose bound/incumbent trace is plotted
+
+    [limits.dp]                    # per-method limits checked before a run is launched
+    max_n = 26                     # larger instances are recorded as 'skipped'
+
+    [options.dual]                 # keyword options passed to lpbn.solve for that method
+    some_option = 1
+
+    [[instance]]
+    name = "wine"
+    file = "instances/alisterl__eBNSL/scores/wine.BIC.3"   # a score file (jkl, pss, .gz) ...
+    data = "instances/alisterl__eBNSL/CSV/wine.csv"        # ... or data to score with
+    scoring = { score = "bic", max_parents = 3 }           #     lpbn.score_data(data, **scoring)
+    score_type = "BIC"
+    n = 14
+    optimum = -1258.44590861
+    optimum_source = "GOBNILP (ANCHORS.md)"
+    optimum_rtol = 1e-6            # tolerance of the check (default 1e-6 relative)
+    peers = { gobnilp = { seconds = 0.84, status = "optimal", best = -1258.44590861 } }
+
+With both ``data`` and ``file``, the file is the equivalent cache used when scoring is
+unavailable or ``source="cache"`` is asked for.  Paths starting with ``../shared/`` point
+to the shared benchmark collection (``$LPBN_SHARED`` overrides its location); instances
+whose files are absent are recorded as ``absent`` rows, never as failures.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+#: Relative tolerance of the optimum check (issue 7: "known optimum ... 1e-6 relative").
+DEFAULT_RTOL = 1e-6
+DEFAULT_TIME_LIMIT = 60.0
+DEFAULT_MEMORY_LIMIT_MB = 8192
+
+_SUITE_KEYS = {"name", "description", "base", "methods", "time_limit", "memory_limit", "jobs",
+               "trace_plots", "limits", "options", "instance", "notes"}
+_ENTRY_KEYS = {"name", "file", "data", "scoring", "score_type", "n", "optimum",
+               "optimum_source", "optimum_rtol", "peers", "note", "trace"}
+
+
+class SuiteError(InputError):
+    """A suite file is missing or malformed."""
+
+
+@dataclass
+class Entry:
+    """One instance of a suite: a score file, or data plus scoring options."""
+
+    name: str
+    file: Path | None = None
+    data: Path | None = None
+    scoring: dict[str, Any] = field(default_factory=dict)
+    score_type: str = ""
+    n: int | None = None
+    optimum: float | None = None
+    optimum_source: str = ""
+    optimum_rtol: float = DEFAULT_RTOL
+    peers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    note: str = ""
+    trace: bool = False
+    #: the path as written in the suite (for tables)
+    label: str = ""
+
+    def has_file(self) -> bool:
+        return self.file is not None and self.file.exists()
+
+    def has_data(self) -> bool:
+        return self.data is not None and self.data.exists()
+
+
+@dataclass
+class Suite:
+    """A named list of :class:`Entry` plus default methods and limits."""
+
+    name: str
+    path: Path
+    entries: list[Entry]
+    description: str = ""
+    methods: list[str] = field(default_factory=list)
+    time_limit: float = DEFAULT_TIME_LIMIT
+    memory_limit: int = DEFAULT_MEMORY_LIMIT_MB
+    jobs: int = 1
+    trace_plots: list[str] = field(default_factory=list)
+    limits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def entry(self, name: str) -> Entry:
+        for e in self.entries:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+
+def suites_dir() -> Path:
+    """``instances/suites`` of the source tree lpbn runs from."""
+    return Path(__file__).resolve().parent.parent.parent / "instances" / "suites"
+
+
+def list_suites() -> list[str]:
+    d = suites_dir()
+    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+
+
+def find_suite(spec: str | os.PathLike) -> Path:
+    """A suite name in ``instances/suites`` or a path to a ``.toml`` file."""
+    p = Path(spec)
+    if p.suffix == ".toml" or os.sep in str(spec) or p.exists():
+        if not p.is_file():
+            raise SuiteError(f"{spec}: suite file not found")
+        return p
+    cand = suites_dir() / f"{spec}.toml"
+    if not cand.is_file():
+        names = ", ".join(list_suites()) or "none installed"
+        raise SuiteError(f"unknown suite {str(spec)!r}; choose from {names} or give a .toml path")
+    return cand
+
+
+def resolve_path(raw: str, base: Path) -> Path:
+    """Resolve a suite path; ``../shared/...`` honours ``$LPBN_SHARED``."""
+    norm = raw.replace("\\", "/")
+    shared = os.environ.get("LPBN_SHARED")
+    if shared and norm.startswith("../shared/"):
+        return Path(shared) / norm[len("../shared/"):]
+    p = Path(raw).expanduser()
+    return p if p.is_absolute() else (base / p)
+
+
+def load_suite(spec: str | os.PathLike) -> Suite:
+    """Read and validate a suite (see the module docstring for the schema)."""
+    path = find_suite(spec)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise SuiteError(f"{path}: cannot read: {exc.strerror}") from None
+    unknown = set(raw) - _SUITE_KEYS
+    if unknown:
+        raise SuiteError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
+    base = (path.parent / raw.get("base", ".")).resolve()
+    items = raw.get("instance", [])
+    if not isinstance(items, list) or not items:
+        raise SuiteError(f"{path}: a suite needs at least one [[instance]] entry")
+    entries = [_entry(item, base, path, k) for k, item in enumerate(items, 1)]
+    names = [e.name for e in entries]
+    dup = sorted({x for x in names if names.count(x) > 1})
+    if dup:
+        raise SuiteError(f"{path}: duplicate instance name(s) {', '.join(dup)}")
+    suite = Suite(
+        name=str(raw.get("name", path.stem)), path=path, entries=entries,
+        description=str(raw.get("description", "")),
+        methods=_str_list(raw.get("methods", []), path, "methods"),
+        time_limit=_positive(raw.get("time_limit", DEFAULT_TIME_LIMIT), path, "time_limit"),
+        memory_limit=int(_positive(raw.get("memory_limit", DEFAULT_MEMORY_LIMIT_MB), path,
+                                   "memory_limit")),
+        jobs=int(_positive(raw.get("jobs", 1), path, "jobs")),
+        trace_plots=_str_list(raw.get("trace_plots", []), path, "trace_plots"),
+        limits=_tables(raw.get("limits", {}), path, "limits"),
+        options=_tables(raw.get("options", {}), path, "options"),
+    )
+    for name in suite.trace_plots:
+        if name not in names:
+            raise SuiteError(f"{path}: trace_plots names unknown instance {name!r}")
+    return suite
+
+
+def _entry(item: Any, base: Path, path: Path, k: int) -> Entry:
+    where = f"{path}: instance #{k}"
+    if not isinstance(item, dict):
+        raise SuiteError(f"{where}: expected a table")
+    unknown = set(item) - _ENTRY_KEYS
+    if unknown:
+        raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "file" not in item and "data" not in item:
+        raise SuiteError(f"{where}: give 'file' (a score file) or 'data' (plus 'scoring')")
+    file = resolve_path(str(item["file"]), base) if "file" in item else None
+    data = resolve_path(str(item["data"]), base) if "data" in item else None
+    label = str(item.get("file", item.get("data")))
+    name = str(item.get("name") or Path(label).name)
+    scoring = item.get("scoring", {})
+    if not isinstance(scoring, dict):
+        raise SuiteError(f"{where}: 'scoring' must be a table")
+    if data is not None and "score" not in scoring:
+        raise SuiteError(f"{where}: data entries need scoring.score (e.g. \"bic\")")
+    optimum = item.get("optimum")
+    if optimum is not None:
+        if not isinstance(optimum, (int, float)) or not math.isfinite(optimum):
+            raise SuiteError(f"{where}: optimum must be a finite number")
+        optimum = float(optimum)
+    peers = item.get("peers", {})
+    if not isinstance(peers, dict) or not all(isinstance(v, dict) for v in peers.values()):
+        raise SuiteError(f"{where}: 'peers' must be a table of tables")
+    n = item.get("n")
+    if n is not None and (not isinstance(n, int) or n < 1):
+        raise SuiteError(f"{where}: n must be a positive integer")
+    return Entry(name=name, file=file, data=data, scoring=dict(scoring),
+                 score_type=str(item.get("score_type", scoring.get("score", ""))), n=n,
+                 optimum=optimum, optimum_source=str(item.get("optimum_source", "")),
+                 optimum_rtol=_positive(item.get("optimum_rtol", DEFAULT_RTOL), path, "optimum_rtol"),
+                 peers=peers, note=str(item.get("note", "")), trace=bool(item.get("trace", False)),
+                 label=label)
+
+
+def _str_list(v: Any, path: Path, key: str) -> list[str]:
+    if isinstance(v, str):
+        v = [x for x in v.split(",") if x]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise SuiteError(f"{path}: {key} must be a list of strings")
+    return list(v)
+
+
+def _positive(v: Any, path: Path, key: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or not math.isfinite(v):
+        raise SuiteError(f"{path}: {key} must be a positive number, got {v!r}")
+    return float(v)
+
+
+def _tables(v: Any, path: Path, key: str) -> dict[str, dict[str, Any]]:
+    if not isinstance(v, dict) or not all(isinstance(x, dict) for x in v.values()):
+        raise SuiteError(f"{path}: [{key}] must hold one table per method")
+    return {str(k): dict(x) for k, x in v.items()}

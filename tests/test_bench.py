@@ -1,0 +1,308 @@
+"""lpbn bench: suites, isolated runs, checks against known optima, outputs.
+
+Runs use tiny instances and `--no-warmup`, so the whole file takes well under a minute.
+Fake methods (a liar, a crasher, a hanger, a memory hog) are plugged into the worker
+processes with ``--plugin file.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lpbn.bench import BenchConfig, load_suite, run_suite, write_outputs
+from lpbn.bench.checks import WRONG, check_row, cross_check
+from lpbn.bench.suite import SuiteError, list_suites, suites_dir
+from lpbn.cli import main
+
+IRIS = "kkourin__mobs/tests/data/iris_BIC.txt"
+ASIA = "andrewli77__MINOBS-anc/data/bic/asia_250_1.BIC"
+
+FAKES = '''
+"""Fake methods for the bench tests (plugged in with --plugin)."""
+import os, time
+import numpy as np
+import lpbn
+from lpbn.result import DAG, SolveResult
+
+
+def liar(cache, control, **options):
+    # the empty DAG, claimed optimal: a wrong "optimal" answer
+    parents = [()] * cache.n
+    s = cache.dag_score(parents)
+    return SolveResult(DAG(cache.names, parents), s, s, "optimal", "liar")
+
+
+def inflater(cache, control, **options):
+    # the right DAG (from dp) with an inflated score: caught by re-scoring
+    r = lpbn.solve(cache, method="dp")
+    return SolveResult(r.dag, r.score + 5.0, r.score + 5.0, "optimal", "inflater")
+
+
+def crasher(cache, control, **options):
+    os.abort()
+
+
+def hanger(cache, control, **options):
+    time.sleep(600)
+
+
+def hog(cache, control, **options):
+    x = np.ones(2 ** 31, dtype=np.float64)  # 16 GiB: over any test memory limit
+    return None
+
+
+lpbn.register_method("liar", liar)
+lpbn.register_method("inflater", inflater)
+lpbn.register_method("crasher", crasher)
+lpbn.register_method("hanger", hanger)
+lpbn.register_method("hog", hog)
+'''
+
+
+@pytest.fixture
+def fakes(tmp_path) -> str:
+    p = tmp_path / "bench_fakes.py"
+    p.write_text(FAKES)
+    return str(p)
+
+
+@pytest.fixture
+def tiny_suite(tmp_path, instances, known_optima) -> Path:
+    """Two bundled instances with their exact optima, written as a suite file."""
+    opt = known_optima["exact_dp"]
+    text = f'''
+    name = "tiny"
+    base = "{instances.as_posix()}"
+    methods = ["dp"]
+    time_limit = 20
+    memory_limit = 2048
+    trace_plots = ["iris"]
+
+    [[instance]]
+    name = "iris"
+    file = "{IRIS}"
+    score_type = "BIC"
+    n = 5
+    optimum = {opt[IRIS]["optimum"]!r}
+    optimum_source = "KNOWN_OPTIMA exact_dp"
+    peers = {{ gobnilp = {{ seconds = 0.02, status = "optimal" }} }}
+
+    [[instance]]
+    name = "asia"
+    file = "{ASIA}"
+    n = 8
+    optimum = {opt[ASIA]["optimum"]!r}
+
+    [[instance]]
+    name = "absent"
+    file = "no/such/file.jkl"
+    n = 3
+    '''
+    p = tmp_path / "tiny.toml"
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def _rows(out: Path, suite: str) -> list[dict]:
+    with open(out / suite / "latest" / "results.csv") as fh:
+        return list(csv.DictReader(fh))
+
+
+# ---------------------------------------------------------------- suites
+def test_bundled_suites_load_and_bundled_files_exist(instances):
+    names = list_suites()
+    for want in ("smoke", "small", "uci-bic3", "medium", "large"):
+        assert want in names
+    root = suites_dir().parent.parent
+    for name in names:
+        suite = load_suite(name)
+        assert suite.entries
+        for e in suite.entries:
+            for p, raw in ((e.file, e.label), (e.data, None)):
+                if p is None:
+                    continue
+                if str(p).startswith(str(instances)):  # bundled: must be there
+                    assert p.exists(), f"{name}: {p}"
+                else:  # everything else lives in the shared collection
+                    assert not p.resolve().is_relative_to(root), f"{name}: {p}"
+
+
+def test_small_suite_matches_known_optima(instances, known_optima):
+    suite = load_suite("small")
+    exact = known_optima["exact_dp"]
+    bundled = {e.file.resolve().relative_to(instances.resolve()).as_posix(): e
+               for e in suite.entries if e.file.resolve().is_relative_to(instances.resolve())}
+    assert set(exact) <= set(bundled)
+    for key, v in exact.items():
+        assert bundled[key].optimum == pytest.approx(v["optimum"], rel=1e-12)
+        assert bundled[key].n == v["n"] <= 20
+
+
+def test_uci_suite_has_peer_numbers():
+    suite = load_suite("uci-bic3")
+    wine = suite.entry("wine")
+    assert wine.data is not None and wine.file is not None
+    assert wine.scoring == {"score": "bic", "max_parents": 3}
+    assert wine.peers["gobnilp"]["status"] == "optimal"
+    assert wine.optimum == pytest.approx(-1258.44590861)
+
+
+@pytest.mark.parametrize("body, msg", [
+    ("name = 1\n[[instance]\n", "invalid TOML"),
+    ("[[instance]]\nname = 'x'\n", "give 'file'"),
+    ("bogus = 1\n[[instance]]\nfile = 'a'\n", "unknown key"),
+    ("[[instance]]\nfile = 'a'\noptimum = 'high'\n", "optimum must be"),
+    ("[[instance]]\ndata = 'a.csv'\n", "scoring.score"),
+    ("time_limit = -1\n[[instance]]\nfile = 'a'\n", "time_limit"),
+])
+def test_bad_suites_are_one_line_input_errors(tmp_path, body, msg, capsys):
+    p = tmp_path / "bad.toml"
+    p.write_text(body)
+    with pytest.raises(SuiteError, match=msg):
+        load_suite(p)
+    assert main(["bench", str(p), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lpbn: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_suite_and_method(tiny_suite, capsys):
+    assert main(["bench", "no-such-suite"]) == 2
+    assert main(["bench", str(tiny_suite), "--methods", "nonesuch", "-q"]) == 2
+    assert "not available" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- checks
+def _row(**kw):
+    base = {"method": "m", "kind": "lpbn", "status": "optimal", "score": -10.0,
+            "upper_bound": -10.0, "problems": []}
+    base.update(kw)
+    return base
+
+
+def test_check_row_cases():
+    r = _row()
+    check_row(r, -10.0 + 5e-6, 1e-6)
+    assert r["check"] == "ok"
+    r = _row(score=-11.0, upper_bound=-11.0)
+    check_row(r, -10.0, 1e-6)
+    assert r["check"] == WRONG and "differs from the known optimum" in r["problems"][0]
+    r = _row(status="time_limit", score=-12.0, upper_bound=-10.5)
+    check_row(r, -10.0, 1e-6)
+    assert r["check"] == WRONG and "bound" in r["problems"][0]
+    r = _row(status="time_limit", score=-12.0, upper_bound=-9.0)
+    check_row(r, -10.0, 1e-6)
+    assert r["check"] == "consistent"
+    r = _row(upper_bound=-9.0)
+    check_row(r, None, 1e-6)
+    assert r["check"] == WRONG and "gap is open" in r["problems"][0]
+    r = _row(dag_problem="DAG has a directed cycle through a -> b")
+    check_row(r, None, 1e-6)
+    assert r["check"] == WRONG
+    r = _row(status="crash", score=None, upper_bound=None)
+    check_row(r, -10.0, 1e-6)
+    assert r["check"] == ""
+
+
+def test_cross_check_flags_disagreeing_optima():
+    a, b = _row(method="a"), _row(method="b", score=-10.5, upper_bound=-10.5)
+    c = _row(method="c", status="time_limit", score=-12.0, upper_bound=-10.2)
+    for r in (a, b, c):
+        check_row(r, None, 1e-6)
+    cross_check([a, b, c], 1e-6)
+    assert a["check"] == b["check"] == WRONG
+    assert c["check"] == WRONG  # its bound is below a's proven optimum
+
+
+# ---------------------------------------------------------------- runs
+def test_tiny_suite_with_dp_writes_tables(tiny_suite, tmp_path, monkeypatch):
+    from lpbn.bench import plots
+    monkeypatch.setattr(plots, "have_matplotlib", lambda: False)  # tables without matplotlib
+    out = tmp_path / "res"
+    rc = main(["bench", str(tiny_suite), "--methods", "dp", "--repeat", "2", "--no-warmup",
+               "-o", str(out), "-q"])
+    assert rc == 0
+    rows = {(r["instance"], r["method"]): r for r in _rows(out, "tiny")}
+    for inst in ("iris", "asia"):
+        r = rows[(inst, "dp")]
+        assert r["status"] == "optimal" and r["check"] == "ok"
+        assert len(r["seconds_all"].split(";")) == 2
+        assert float(r["peak_rss_mb"]) > 10
+        assert float(r["process_seconds"]) >= float(r["seconds"])
+    assert rows[("absent", "dp")]["status"] == "absent"
+    latest = out / "tiny" / "latest"
+    summary = (latest / "summary.md").read_text()
+    assert "| dp | 2 | 2 | 0 |" in summary and "gobnilp" in summary
+    assert "lpbn bench" in summary and "No wrong result" in summary
+    assert not list(latest.glob("*.png"))
+    stamped = [d for d in (out / "tiny").iterdir() if d.name != "latest"]
+    assert len(stamped) == 1 and (stamped[0] / "results.json").exists()
+
+
+def test_planted_wrong_optimum_fails_loudly(tiny_suite, tmp_path, fakes, capsys):
+    out = tmp_path / "res"
+    rc = main(["bench", str(tiny_suite), "--methods", "dp,liar,inflater", "--plugin", fakes,
+               "--no-warmup", "--jobs", "2", "-o", str(out), "-q"])
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "WRONG liar on iris" in err and "WRONG inflater on asia" in err
+    rows = {(r["instance"], r["method"]): r for r in _rows(out, "tiny")}
+    assert rows[("iris", "liar")]["check"] == WRONG
+    assert "differs from the known optimum" in rows[("iris", "liar")]["message"]
+    assert "the DAG scores" in rows[("asia", "inflater")]["message"]
+    assert rows[("iris", "dp")]["check"] == "ok"
+    summary = (out / "tiny" / "latest" / "summary.md").read_text()
+    assert "## WRONG results: 4" in summary and "**WRONG**" in summary
+
+
+def test_crash_hang_and_memout_keep_the_other_rows(tiny_suite, tmp_path, fakes, capsys):
+    out = tmp_path / "res"
+    args = ["bench", str(tiny_suite), "--methods", "crasher,hanger,hog,dp", "--plugin", fakes,
+            "--time-limit", "1", "--grace", "1.5", "--memory-limit", "1500", "--instances",
+            "iris", "--no-warmup", "--jobs", "2", "-o", str(out), "-q"]
+    assert main(args) == 0  # failures are rows, not fatal
+    rows = {r["method"]: r for r in _rows(out, "tiny")}
+    assert rows["dp"]["status"] == "optimal" and rows["dp"]["check"] == "ok"
+    assert rows["crasher"]["status"] == "crash" and "SIGABRT" in rows["crasher"]["message"]
+    assert rows["hanger"]["status"] == "timeout"
+    assert float(rows["hanger"]["process_seconds"]) < 10
+    assert rows["hog"]["status"] == "memout"
+    summary = (out / "tiny" / "latest" / "summary.md").read_text()
+    assert "## Failed or refused runs" in summary
+    capsys.readouterr()
+    assert main(args[:-3] + ["--strict", "-o", str(out), "-q"]) == 1
+    assert "failed (--strict)" in capsys.readouterr().err
+
+
+def test_external_peer_is_timed_and_checked(tiny_suite, tmp_path, known_optima):
+    opt = known_optima["exact_dp"][IRIS]["optimum"]
+    good = f"python3 -c \"import sys; open(sys.argv[1]); print('BN score is {opt!r}')\" {{cache}}"
+    bad = "python3 -c \"print('score: -1.0')\" {name}"
+    config = BenchConfig(methods=["dp"], externals={"good": good, "bad": bad},
+                         external_regex={"bad": r"score: (\S+)"}, instances=["iris"],
+                         warmup=False, progress=False, command="test")
+    run = run_suite(load_suite(tiny_suite), config)
+    rows = {r["method"]: r for r in run.rows}
+    assert rows["good"]["status"] == "finished" and rows["good"]["check"] == "ok"
+    assert rows["good"]["seconds"] > 0 and rows["good"]["peak_rss_mb"] > 0
+    assert rows["bad"]["check"] == WRONG  # a peer's wrong score is shown ...
+    assert not run.wrong  # ... but only lpbn's own answers fail the run
+    out = write_outputs(run, tmp_path / "res", plot=False)
+    assert "good" in (out / "summary.md").read_text()
+
+
+def test_plots_when_matplotlib_is_installed(tiny_suite, tmp_path):
+    pytest.importorskip("matplotlib")
+    run = run_suite(load_suite(tiny_suite),
+                    BenchConfig(methods=["dp"], warmup=False, progress=False, command="t"))
+    out = write_outputs(run, tmp_path / "res")
+    assert (out / "profile.png").stat().st_size < 200_000
+    assert (out / "trace-iris.png").exists()
+    assert "![profile.png](profile.png)" in (out / "summary.md").read_text()
+    data = json.loads((out / "results.json").read_text())
+    assert data["rows"][0]["trace"] and math.isfinite(data["rows"][0]["trace"][-1][1])
