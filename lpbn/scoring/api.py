@@ -27,7 +27,8 @@ class _Ctx:
     """Everything a worker needs to score one variable (sent once per worker process)."""
 
     def __init__(self, ds: Dataset, kind: int, ess: float, k: int, max_parents: int | None,
-                 use_tw: bool, order: Sequence[int] | None, kbest_limits: np.ndarray | None):
+                 use_tw: bool, order: Sequence[int] | None, kbest_limits: np.ndarray | None,
+                 rules: frozenset = frozenset(("limit", "dominance", "bnb"))):
         self.cols = ds.columns
         self.arities = ds.arities.astype(np.int64)
         self.N = ds.N
@@ -39,6 +40,7 @@ class _Ctx:
         self.use_tw = use_tw
         self.order = None if order is None else list(order)
         self.kbest_limits = kbest_limits
+        self.rules = frozenset(rules)
         self.lgt = lg_table(self.N)
         cells = buffer_limit(self.N, int(self.arities.max()))
         self.qlimit_cells = cells
@@ -105,7 +107,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     # arity-1 parents never change a family's score: for k = 1 they are always (weakly)
     # dominated (Teyssier & Koller), so they are not candidates.
     ones = [v for v in pool if ar[v] <= 1]
-    cand = [v for v in pool if ar[v] > 1] if k == 1 else pool
+    cand = [v for v in pool if ar[v] > 1] if (k == 1 and "dominance" in ctx.rules) else pool
     cand_arr = np.array(cand, dtype=np.int64)
     qlimit = max(1, ctx.qlimit_cells // max(rx, 1))
     lgt = ctx.lgt
@@ -128,7 +130,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     # parent limit
     limit = len(cand) if ctx.max_parents is None else min(ctx.max_parents, len(cand))
     bounds = {"user": ctx.max_parents}
-    if ctx.kind != BDEU:
+    if ctx.kind != BDEU and "limit" in ctx.rules:
         n_ones = len([v for v in cand if ar[v] <= 1])
         big = [int(ar[v]) for v in cand if ar[v] > 1]
         if rx <= 1:
@@ -142,7 +144,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
         if ctx.kbest_limits is not None:
             limit = min(limit, int(ctx.kbest_limits[x]) + n_ones)
             bounds["algorithm2"] = int(ctx.kbest_limits[x])
-    elif rx <= 1 and k == 1:
+    elif rx <= 1 and k == 1 and "limit" in ctx.rules:
         limit = 0
     limit = max(limit, 0)
     # K3 greedy start
@@ -154,10 +156,23 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
         k3p[t, :len(row)] = row
     sets, sizes, scores, n_out, st = dfbnb_family(
         ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, k, lgt, ll_all, sfx, sQ, ctx.use_tw,
-        ctx.order is not None, k3p, k3_scores, qlimit, ctx.mapsize)
-    if ctx.order is not None:
-        keep = np.zeros(n_out, dtype=bool)
-        keep[int(np.argmax(scores))] = True
+        ctx.order is not None, k3p, k3_scores, qlimit, ctx.mapsize, "bnb" in ctx.rules,
+        "dominance" in ctx.rules)
+    if "dominance" not in ctx.rules:
+        keep = np.ones(n_out, dtype=bool)
+    elif ctx.order is not None:
+        # Tian's fixed-order DFBnB_K3: the best of the K3 start and of the improving DFS sets
+        t = int(np.argmax(k3_scores))
+        if k3_scores[t] >= scores.max():
+            row = [int(tree[p]) for p in k3p[t] if p >= 0]
+            sets = np.zeros((1, max(1, sets.shape[1])), dtype=np.int64)
+            sets[0, :len(row)] = row
+            sizes = np.array([len(row)], dtype=np.int64)
+            scores = np.array([k3_scores[t]])
+            keep = np.ones(1, dtype=bool)
+        else:
+            keep = np.zeros(n_out, dtype=bool)
+            keep[int(np.argmax(scores))] = True
     else:
         keep = _dominance_keep(sets, sizes, scores, k, ctx.n)
     idx = np.flatnonzero(keep)
@@ -175,7 +190,8 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                k_best: int = 1, jobs: int = 1, progress: Callable[[int, int, str], None] | bool | None = None,
                *, header: bool | None = None, drop_missing: bool = False,
                entropy_bound: str = "tw", order: Sequence[int | str] | None = None,
-               kbest_global: bool = True) -> ScoreCache:
+               kbest_global: bool = True,
+               rules: Sequence[str] = ("limit", "dominance", "bnb")) -> ScoreCache:
     """Score discrete data into a safely pruned local-score cache.
 
     Parameters
@@ -190,6 +206,9 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     jobs : worker processes (variables are scored in parallel).
     progress : callable ``(done, total, name)`` or True for a bar on stderr.
     entropy_bound : ``"tw"`` (Tian eq. 12, ``H(X|T,W)``) or ``"all"`` (eq. 15, fixed bound).
+    rules : pruning rules to apply (for testing each alone): ``"limit"`` (Tian/Chen parent
+        limits), ``"dominance"`` (subset dominance, Thm 3), ``"bnb"`` (DFBnB entropy and
+        superset bounds).  With none, every set within ``max_parents`` is kept.
     order : optional fixed variable ordering (names or indices); then only the best parent set
         among predecessors is kept per variable (Tian's original fixed-order DFBnB_K3).
 
@@ -221,12 +240,16 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     k = int(k_best)
     kb = None
     kb_info = None
-    if k > 1 and kind != BDEU and kbest_global and ordr is None and int(ds.arities.min()) >= 2:
+    if (k > 1 and kind != BDEU and kbest_global and ordr is None and int(ds.arities.min()) >= 2
+            and "limit" in rules):
         base = score_data(ds, score="bic" if kind == MDL else score, ess=ess,
-                          max_parents=None, k_best=1, jobs=jobs, entropy_bound=entropy_bound)
+                          max_parents=max_parents, k_best=1, jobs=jobs, entropy_bound=entropy_bound)
         kb, kb_info = algorithm2_bounds(base, ds, kind, k)
+    bad = set(rules) - {"limit", "dominance", "bnb"}
+    if bad:
+        raise InputError(f"unknown pruning rule(s) {sorted(bad)}")
     ctx = _Ctx(ds, kind, ess, k, None if max_parents is None else int(max_parents),
-               entropy_bound == "tw", ordr, kb)
+               entropy_bound == "tw", ordr, kb, frozenset(rules))
     bar = _progress_fn(progress)
     results: list[dict[str, Any] | None] = [None] * ds.n
     if jobs == 1 or ds.n == 1:

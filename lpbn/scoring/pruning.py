@@ -118,7 +118,7 @@ def _bound(kind, ll_ub, qC, rx, nzT, N):
 
 @numba.njit(cache=True)
 def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
-                 global_ref, k3_sets, k3_scores, qlimit, mapsize):
+                 global_ref, k3_sets, k3_scores, qlimit, mapsize, use_bnb, use_dom):
     """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
 
     Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
@@ -252,11 +252,11 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             ref = gbest
         tol = 1e-9 * (1.0 + abs(ref))
         # --- branch bound (eqs. 12-13): every S with C ⊆ S ⊆ T ∪ W
-        ub = _bound(kind, ll_all, qC, rx, nzd[d], N)
+        ub = _bound(kind, ll_all, qC, rx, nzd[d], N) if use_bnb else np.inf
         if ub < ref - tol:
             stats[1] += 1
             continue
-        if use_tw and d > 0:
+        if use_bnb and use_tw and d > 0:
             if not has_tw[d]:
                 # H(X | T, W) with W = tree positions after last(T): suffix codes + T's columns
                 Q = sQ[last + 1]
@@ -298,7 +298,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         if memo_ok:
             memo[key] = sc
             memo_best[key] = max(sc, refsub)
-        record = sc > refsub
+        record = sc > refsub or not use_dom
         if global_ref:
             record = sc > gbest
         if sc > gbest:
