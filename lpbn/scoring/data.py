@@ -112,6 +112,8 @@ def _detect_dat(rows: list[tuple[int, list[str]]]) -> bool:
     if len(rows) < 2:
         return False
     names, ar = rows[0][1], rows[1][1]
+    if any("," in t for t in names + ar):
+        return False
     return (len(names) == len(ar) and all(_INT.match(t) and int(t) >= 1 for t in ar)
             and not all(_INT.match(t) for t in names))
 
