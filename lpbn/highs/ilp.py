@@ -72,7 +72,7 @@ def choice_is_acyclic(cache: ScoreCache, choice: np.ndarray) -> bool:
 
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
-                threads: int = 1, log: bool = False, max_mip_rounds: int | None = None,
+                prune: bool = True, threads: int = 1, log: bool = False, max_mip_rounds: int | None = None,
                 **_ignored) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
@@ -84,9 +84,14 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Use the exact sub-IP in the root loop (else cheap cycle clusters only).
     threads : int
         HiGHS threads.
+    prune : bool
+        Drop dominated candidates first (:meth:`ScoreCache.prune_dominated`; safe for the
+        optimum, and the returned DAG's parent sets and scores are the cache's own).
     max_mip_rounds : int, optional
         Stop after this many MIP solves (status ``node_limit``).
     """
+    if prune:
+        cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)
     state = {"choice": None, "score": -math.inf}
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,

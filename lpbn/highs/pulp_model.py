@@ -134,7 +134,8 @@ def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
 
 
 def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
-                   threads: int = 1, msg: bool = False, **_ignored) -> SolveResult:
+                   prune: bool = True, threads: int = 1, msg: bool = False,
+                   **_ignored) -> SolveResult:
     """``method="pulp-cbc"``: root cuts (HiGHS LP), then CBC solve–separate–resolve.
 
     A CBC optimum whose incumbent is acyclic is optimal for the whole problem (its rows
@@ -142,6 +143,8 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
     (root LP or last proven MIP value) are returned.
     """
     pulp = _pulp()
+    if prune:  # safe for the optimum (ScoreCache.prune_dominated)
+        cache = cache.prune_dominated()
     state = {"choice": None, "score": -math.inf}
     stats = {"mip_rounds": 0, "cuts_incumbent": 0, "root_bound": None}
 

@@ -223,95 +223,125 @@ class SubIPStats:
 
 
 def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
-                   max_cuts: int = 5, time_limit: float | None = None,
+                   max_cuts: int = 3, time_limit: float | None = None,
                    stats: SubIPStats | None = None) -> list[np.ndarray]:
     """Violated clusters found by the Bartlett & Cussens (2017) sub-IP, solved with HiGHS MIP.
 
-    Returns up to ``max_cuts`` distinct clusters (each later one excluded from the next
-    solve by a no-good row).  An empty list means that no cluster is violated by more than
-    ``tol`` — unless ``stats.timed_out`` is set.
+    The sub-IP is solved separately inside each strongly connected component of the
+    support graph of η*: if C is violated, a source component K of the support graph
+    induced on C satisfies Σ_{i∈K} a_i(K) = Σ_{i∈K} a_i(C) < 1 (a_i = mass of parent sets
+    disjoint from the cluster), so K is violated and lies inside one SCC.  Every improving
+    solution HiGHS finds is a violated cluster (the objective row demands > -1); up to
+    ``max_cuts`` are returned, most violated first.  An empty list means that no cluster
+    is violated by more than ``tol`` — unless ``stats.timed_out`` is set.
     """
     stats = stats if stats is not None else SubIPStats()
     t0 = time.perf_counter()
-    n = cache.n
     eta = np.asarray(eta, dtype=np.float64)
-    sel = np.flatnonzero((eta > SUPPORT_TOL) & (cache.sizes > 0))
-    if len(sel) == 0:
-        return []
-    k = len(sel)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
-    h.setOptionValue("random_seed", 0)
-    h.setOptionValue("mip_rel_gap", 1e-6)
-    # columns: y_0..y_{n-1}, then J_t for t in sel
-    cost = np.concatenate([-np.ones(n), eta[sel]])
-    ncol = n + k
-    h.addCols(ncol, cost, np.zeros(ncol), np.ones(ncol), 0, np.zeros(ncol, dtype=np.int32),
-              np.zeros(0, dtype=np.int32), np.zeros(0))
-    h.changeColsIntegrality(ncol, np.arange(ncol, dtype=np.int32),
-                            np.full(ncol, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
-    h.changeObjectiveSense(highspy.ObjSense.kMaximize)
-    jcol = n + np.arange(k, dtype=np.int32)
-    # J_t - y_{family(t)} <= 0
-    st = np.arange(0, 2 * k, 2, dtype=np.int32)
-    ind = np.empty(2 * k, dtype=np.int32)
-    ind[0::2] = jcol
-    ind[1::2] = cache.family[sel]
-    val = np.empty(2 * k)
-    val[0::2] = 1.0
-    val[1::2] = -1.0
-    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), 2 * k, st, ind, val)
-    # J_t - Σ_{w ∈ parents(t)} y_w <= 0
-    sizes = cache.sizes[sel].astype(np.int64)
-    lens = sizes + 1
-    st2 = np.zeros(k, dtype=np.int64)
-    np.cumsum(lens[:-1], out=st2[1:])
-    total = int(lens.sum())
-    ind2 = np.empty(total, dtype=np.int32)
-    val2 = -np.ones(total)
-    ind2[st2] = jcol
-    val2[st2] = 1.0
-    parent_pos = np.ones(total, dtype=bool)
-    parent_pos[st2] = False
-    starts = cache.pset_ptr[sel]
-    gather = np.repeat(starts - (st2 + 1), sizes) + np.flatnonzero(parent_pos)
-    ind2[parent_pos] = cache.pset_items[gather]
-    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), total, st2.astype(np.int32), ind2, val2)
-    # Σ y >= 2, and objective >= -1 + tol (a violated cluster only)
-    h.addRow(2.0, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), np.ones(n))
-    h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
+    mu = edge_marginals(cache, eta)
+    comps = sorted(strong_components(mu > SUPPORT_TOL), key=len)
     found: list[np.ndarray] = []
-    for _ in range(max_cuts):
+    for comp in comps:
+        left = None
         if time_limit is not None:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
                 stats.timed_out = True
                 break
-            h.setOptionValue("time_limit", float(left))
-        h.run()
-        stats.solves += 1
-        status = h.getModelStatus()
-        stats.last_status = h.modelStatusToString(status)
-        info = h.getInfo()
-        if int(info.primal_solution_status) != 2:
-            if status != highspy.HighsModelStatus.kInfeasible:
-                stats.timed_out = True  # no proof that nothing is violated
-            break
-        y = np.asarray(h.getSolution().col_value[:n]) > 0.5
-        members = np.flatnonzero(y)
-        bits = bs.to_bitset(members, n)
-        act = cluster_activity(cache, eta, bits[None, :])[0]
-        if act < 1.0 - tol:
-            found.append(bits)
-        # no-good: Σ_{v∈C} y_v - Σ_{v∉C} y_v <= |C| - 1
-        coef = np.where(y, 1.0, -1.0)
-        h.addRow(-highspy.kHighsInf, float(len(members) - 1), n, np.arange(n, dtype=np.int32), coef)
-        if status != highspy.HighsModelStatus.kOptimal:
-            stats.timed_out = True
-            break
+        found += _subip_component(cache, eta, comp, tol, left, stats)
     stats.seconds += time.perf_counter() - t0
-    return found
+    if not found:
+        return []
+    bits = np.array(found)
+    act = cluster_activity(cache, eta, bits)
+    keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - tol]
+    return [bits[k] for k in keep[:max_cuts]]
+
+
+def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,
+                     time_limit: float | None, stats: SubIPStats) -> list[np.ndarray]:
+    """The sub-IP restricted to one SCC ``comp`` of the support graph (local y indices)."""
+    n = cache.n
+    local = np.full(n, -1, dtype=np.int64)
+    local[comp] = np.arange(len(comp))
+    k_y = len(comp)
+    # candidates with η*>0 of a family in comp whose parent set meets comp
+    cand = np.flatnonzero((eta > SUPPORT_TOL) & (cache.sizes > 0) & (local[cache.family] >= 0))
+    if len(cand) == 0:
+        return []
+    sizes = cache.sizes[cand].astype(np.int64)
+    items = cache.pset_items[np.repeat(cache.pset_ptr[cand], sizes)
+                             + (np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes))]
+    lit = local[items]
+    inside = lit >= 0
+    row_of = np.repeat(np.arange(len(cand)), sizes)
+    cnt = np.bincount(row_of[inside], minlength=len(cand))
+    ok = cnt > 0
+    if not ok.any():
+        return []
+    keep_items = inside & ok[row_of]
+    sel = cand[ok]
+    cnt = cnt[ok]
+    lit = lit[keep_items]
+    k = len(sel)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("random_seed", 0)
+    h.setOptionValue("mip_rel_gap", 1e-4)
+    h.setOptionValue("mip_improving_solution_save", True)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(max(time_limit, 1e-3)))
+    # columns: y (k_y), then J_t (k)
+    cost = np.concatenate([-np.ones(k_y), eta[sel]])
+    ncol = k_y + k
+    h.addCols(ncol, cost, np.zeros(ncol), np.ones(ncol), 0, np.zeros(ncol, dtype=np.int32),
+              np.zeros(0, dtype=np.int32), np.zeros(0))
+    h.changeColsIntegrality(ncol, np.arange(ncol, dtype=np.int32),
+                            np.full(ncol, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
+    h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+    jcol = (k_y + np.arange(k)).astype(np.int32)
+    # J_t - y_{family(t)} <= 0
+    ind = np.empty(2 * k, dtype=np.int32)
+    ind[0::2] = jcol
+    ind[1::2] = local[cache.family[sel]]
+    val = np.tile([1.0, -1.0], k)
+    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), 2 * k,
+              np.arange(0, 2 * k, 2, dtype=np.int32), ind, val)
+    # J_t - Σ_{w ∈ parents(t) ∩ comp} y_w <= 0
+    lens = cnt + 1
+    st = np.zeros(k, dtype=np.int64)
+    np.cumsum(lens[:-1], out=st[1:])
+    total = int(lens.sum())
+    ind2 = np.empty(total, dtype=np.int32)
+    val2 = -np.ones(total)
+    ind2[st] = jcol
+    val2[st] = 1.0
+    pos = np.ones(total, dtype=bool)
+    pos[st] = False
+    ind2[pos] = lit
+    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), total, st.astype(np.int32), ind2, val2)
+    # Σ y >= 2, and objective >= -1 + tol (only violated clusters are feasible)
+    h.addRow(2.0, highspy.kHighsInf, k_y, np.arange(k_y, dtype=np.int32), np.ones(k_y))
+    h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
+    h.run()
+    stats.solves += 1
+    status = h.getModelStatus()
+    stats.last_status = h.modelStatusToString(status)
+    if status != highspy.HighsModelStatus.kOptimal and status != highspy.HighsModelStatus.kInfeasible:
+        stats.timed_out = True  # no proof that nothing is violated in this component
+    points = [np.asarray(s.col_value[:k_y]) for s in h.getSavedMipSolutions()]
+    if int(h.getInfo().primal_solution_status) == 2:
+        points.append(np.asarray(h.getSolution().col_value[:k_y]))
+    out = []
+    seen = set()
+    for y in points:
+        members = comp[y > 0.5]
+        key = tuple(members.tolist())
+        if len(members) >= 2 and key not in seen:
+            seen.add(key)
+            out.append(bs.to_bitset(members, n))
+    return out
 
 
 # ---------------------------------------------------------------------- cutting-plane loop
@@ -338,12 +368,14 @@ class CutLoopResult:
 
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
-             on_bound=None) -> CutLoopResult:
+             subip_time: float | None = None, on_bound=None) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.highs.lp_model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first then (``exact``) the sub-IP; stops when
     none is violated by more than ``tol`` (``complete=True`` only when the sub-IP proved it).
     ``mode="cycles"``: eq. 5 rows by exact shortest-cycle separation (P_cycle).
+    ``subip_time`` caps each sub-IP call; a call that times out without a violated cluster
+    ends the loop with ``complete=False`` (the value is still a valid bound).
     ``on_bound(value, eta)`` is called after every LP solve.
     """
     t0 = time.perf_counter()
@@ -378,7 +410,11 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
             continue
         if not exact:
             break
-        cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=left(), stats=res.subip)
+        budget = left()
+        if subip_time is not None:
+            budget = subip_time if budget is None else min(budget, subip_time)
+        res.subip.timed_out = False
+        cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=budget, stats=res.subip)
         added = model.add_clusters(np.array(cuts)) if cuts else 0
         res.cuts_exact += added
         if not added:

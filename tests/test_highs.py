@@ -1,0 +1,237 @@
+"""The η LP in HiGHS, cluster/cycle separation, method="highs" and method="pulp-cbc"."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lpbn
+from lpbn import bitsets as bs
+from lpbn.clusters import ClusterFamily, cluster_activity
+from lpbn.highs.lp_model import EtaLP, choice_from_eta
+from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
+                                   incumbent_clusters, separate_cycles, shortest_cycles)
+from lpbn.testing import random_cache
+
+REL = 1e-6
+
+
+def close(a: float, b: float, rel: float = REL) -> bool:
+    return abs(a - b) <= rel * max(1.0, abs(a), abs(b))
+
+
+def all_clusters(n: int) -> np.ndarray:
+    fam = ClusterFamily(n)
+    for k in range(2, n + 1):
+        for c in itertools.combinations(range(n), k):
+            fam.add(c)
+    return fam.bits
+
+
+def all_cycles(n: int) -> list[tuple[int, ...]]:
+    out = []
+    for k in range(2, n + 1):
+        for c in itertools.combinations(range(n), k):
+            for perm in itertools.permutations(c[1:]):
+                out.append((c[0],) + perm)
+    return out
+
+
+# ---------------------------------------------------------------------- LP model
+def test_lp_without_clusters_is_sum_of_best_scores():
+    cache = random_cache(6, seed=1)
+    lp = EtaLP(cache).solve_lp()
+    assert lp.status == "optimal"
+    assert close(lp.value, float(cache.best_unconstrained().sum()))
+    assert np.allclose(np.add.reduceat(lp.eta, cache.offsets[:-1]), 1.0)
+
+
+def test_cluster_rows_match_shared_representation():
+    cache = random_cache(7, seed=3)
+    bits = all_clusters(7)[:40]
+    model = EtaLP(cache, bits)
+    lp = model.solve_lp()
+    act = cluster_activity(cache, lp.eta, bits)
+    assert np.all(act >= 1 - 1e-7)
+    assert model.add_clusters(bits) == 0  # duplicates are ignored
+    assert model.num_rows == cache.n + len(bits)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 6), seed=st.integers(0, 10_000), density=st.sampled_from([0.3, 0.6, 1.0]))
+def test_exact_separation_reaches_p_cluster(n, seed, density):
+    """The cut loop with the Bartlett–Cussens sub-IP equals the LP over ALL clusters (eq. 7)."""
+    cache = random_cache(n, seed=seed, density=density)
+    full = EtaLP(cache, all_clusters(n)).solve_lp().value
+    res = cut_loop(EtaLP(cache), mode="clusters", exact=True)
+    assert res.complete
+    assert close(res.value, full), (res.value, full)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 5), seed=st.integers(0, 10_000))
+def test_cycle_separation_reaches_p_cycle(n, seed):
+    """Shortest-cycle separation equals the LP over ALL lifted cycle inequalities (eq. 5)."""
+    cache = random_cache(n, seed=seed, density=0.7)
+    model = EtaLP(cache)
+    model.add_cycles(all_cycles(n))
+    full = model.solve_lp().value
+    res = cut_loop(EtaLP(cache), mode="cycles")
+    assert res.complete
+    assert close(res.value, full), (res.value, full)
+
+
+def test_cycle_rows_are_eq5():
+    cache = random_cache(5, seed=7, density=1.0)
+    ptr, idx, rhs = cycle_rows_csr(cache, [(0, 1, 2)])
+    assert rhs[0] == 2
+    for j in idx:
+        i = int(cache.family[j])
+        pred = {1: 0, 2: 1, 0: 2}[i]
+        assert pred in cache.parents(j)
+    # every candidate with the predecessor is in the row
+    want = [j for j in range(cache.m) if int(cache.family[j]) in (0, 1, 2)
+            and {1: 0, 2: 1, 0: 2}[int(cache.family[j])] in cache.parents(j)]
+    assert sorted(idx.tolist()) == want
+
+
+def test_sub_ip_finds_violated_cluster_and_proves_none():
+    # three variables that each prefer the other two as parents: a 3-cluster violation
+    names = ["a", "b", "c"]
+    fams = [[(-1.0, (1, 2)), (-10.0, ())], [(-1.0, (0, 2)), (-10.0, ())], [(-1.0, (0, 1)), (-10.0, ())]]
+    cache = lpbn.ScoreCache.from_families(names, fams)
+    eta = np.zeros(cache.m)
+    eta[[cache.candidate_index(i, p) for i, p in [(0, (1, 2)), (1, (0, 2)), (2, (0, 1))]]] = 1.0
+    cuts = exact_clusters(cache, eta)
+    assert cuts and all(cluster_activity(cache, eta, np.array(cuts)) < 1 - 1e-6)
+    eta2 = np.zeros(cache.m)
+    eta2[[cache.candidate_index(i, ()) for i in range(3)]] = 1.0
+    assert exact_clusters(cache, eta2) == []
+
+
+def test_support_graph_helpers():
+    cache = lpbn.ScoreCache.from_families(
+        ["a", "b", "c"], [[(-1.0, (1,)), (-5.0, ())], [(-1.0, (0,)), (-5.0, ())], [(-1.0, ()), ]])
+    choice = np.array([cache.candidate_index(0, (1,)), cache.candidate_index(1, (0,)),
+                       cache.candidate_index(2, ())])
+    eta = np.zeros(cache.m)
+    eta[choice] = 1
+    mu = edge_marginals(cache, eta)
+    assert mu[1, 0] == 1 and mu[0, 1] == 1 and mu[:, 2].sum() == 0
+    cyc = shortest_cycles(mu)
+    assert [c for c, _ in cyc] == [[0, 1]]
+    assert separate_cycles(cache, eta) == [[0, 1]]
+    clusters = incumbent_clusters(cache, choice)
+    assert [bs.from_bitset(b) for b in clusters] == [[0, 1]]
+    assert choice_from_eta(cache, eta).tolist() == choice.tolist()
+
+
+# ---------------------------------------------------------------------- method="highs"
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 9), seed=st.integers(0, 100_000), density=st.sampled_from([0.2, 0.5, 0.9]),
+       integer=st.booleans())
+def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
+    cache = random_cache(n, seed=seed, density=density, integer_scores=integer)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs")
+    assert r.status == "optimal"
+    assert close(r.score, dp.score), (r.score, dp.score)
+    assert r.upper_bound >= dp.score - REL * abs(dp.score)
+    assert r.dag.is_acyclic()
+    assert close(cache.dag_score(r.dag.parents), r.score)
+
+
+def test_highs_without_root_cuts_uses_incumbent_cycles():
+    cache = random_cache(8, seed=11, density=0.9)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False)
+    assert r.status == "optimal" and close(r.score, dp.score)
+
+
+def test_highs_time_limit_returns_valid_bound(instances, known_optima):
+    path = instances / "anchors/gobnilp-bic3/carpo500.BIC.p3.jkl"
+    opt = known_optima["gobnilp_bic3"]["anchors/gobnilp-bic3/carpo500.BIC.p3.jkl"]["optimum"]
+    r = lpbn.solve(lpbn.read_scores(path), method="highs", time_limit=0.3)
+    assert r.status in ("time_limit", "optimal")
+    assert r.upper_bound >= opt - 1e-6 * abs(opt)
+    assert r.dag is not None and r.dag.is_acyclic() and r.score <= opt + 1e-6 * abs(opt)
+    r0 = lpbn.solve(lpbn.read_scores(path), method="highs", max_mip_rounds=0)
+    assert r0.status in ("node_limit", "optimal") and r0.upper_bound >= opt - 1e-6 * abs(opt)
+
+
+def test_highs_on_bundled_exact_optima(instances, known_optima):
+    """Every bundled file with a DP optimum and n <= 14 (wine, asia, sachs, ...)."""
+    items = [(k, v) for k, v in known_optima["exact_dp"].items() if v["n"] <= 14]
+    assert len(items) > 50
+    for rel, info in items:
+        r = lpbn.solve(lpbn.read_scores(instances / rel), method="highs")
+        assert r.status == "optimal", rel
+        assert close(r.score, info["optimum"]), (rel, r.score, info["optimum"])
+
+
+FAST_ANCHORS = ["iris", "wine", "voting", "hepatitis", "insurance1000", "water1000", "mildew1000",
+                "barley1000", "hailfinder500", "alarm1000"]
+
+
+@pytest.mark.parametrize("name", FAST_ANCHORS)
+def test_highs_equals_gobnilp(name, instances, known_optima):
+    key = f"anchors/gobnilp-bic3/{name}.BIC.p3.jkl"
+    opt = known_optima["gobnilp_bic3"][key]["optimum"]
+    r = lpbn.solve(lpbn.read_scores(instances / key), method="highs", time_limit=120)
+    assert r.status == "optimal"
+    assert close(r.score, opt), (r.score, opt)
+
+
+# ---------------------------------------------------------------------- method="pulp-cbc"
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 8), seed=st.integers(0, 100_000))
+def test_pulp_cbc_equals_dp(n, seed):
+    cache = random_cache(n, seed=seed, density=0.6)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="pulp-cbc")
+    assert r.status == "optimal" and close(r.score, dp.score)
+    assert r.upper_bound >= dp.score - REL * abs(dp.score)
+
+
+def test_pulp_cbc_without_root_cuts():
+    cache = random_cache(7, seed=5, density=0.9)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="pulp-cbc", root_cuts=False)
+    assert r.status == "optimal" and close(r.score, dp.score)
+
+
+def test_pulp_cbc_on_wine(instances, known_optima):
+    rel = "alisterl__eBNSL/scores/wine.BIC.3"
+    r = lpbn.solve(lpbn.read_scores(instances / rel), method="pulp-cbc")
+    assert r.status == "optimal" and close(r.score, known_optima["exact_dp"][rel]["optimum"])
+
+
+# ---------------------------------------------------------------------- export
+@pytest.mark.parametrize("fmt", ["lp", "mps"])
+def test_export_model_is_readable_and_carries_root_cuts(tmp_path, fmt, instances):
+    import highspy
+    from lpbn.highs.pulp_model import export_model
+    cache = lpbn.read_scores(instances / "alisterl__eBNSL/scores/wine.BIC.3")
+    out = tmp_path / f"wine.{fmt}"
+    info = export_model(cache, out, fmt)
+    assert info["clusters"] > 0 and out.exists()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(out))
+    assert h.getNumCol() == cache.m and h.getNumRow() == cache.n + info["clusters"]
+    h.run()
+    opt = lpbn.solve(cache, method="dp").score
+    # the exported ILP (a relaxation) can only score at least the optimum; here it is exact
+    assert h.getInfo().objective_function_value >= opt - 1e-6 * abs(opt)
+    assert close(h.getInfo().objective_function_value, opt, 1e-8)
+
+
+def test_export_bad_format(tmp_path):
+    from lpbn.highs.pulp_model import export_model
+    with pytest.raises(lpbn.InputError):
+        export_model(random_cache(3), tmp_path / "x.txt", "txt")
