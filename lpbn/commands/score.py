@@ -26,8 +26,8 @@ def add_arguments(p) -> None:
     g.add_argument("--header", dest="header", action="store_true", default=None, help="CSV has a header line")
     g.add_argument("--no-header", dest="header", action="store_false", help="CSV has no header line")
     p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
-    p.add_argument("--entropy-bound", choices=("tw", "all"), default="tw",
-                   help="Tian's lower bound: H(X|T,W) (eq. 12, default) or H(X|all) (eq. 15)")
+    p.add_argument("--entropy-bound", choices=("tw", "all"), default="all",
+                   help="Tian's entropy bound: H(X|all others) (eq. 15, default) or H(X|T,W) (eq. 12)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
 
 

@@ -94,30 +94,61 @@ def extend_codes(src, Q, col, r, dst, limit, mapbuf):
 
 @numba.njit(cache=True)
 def _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr):
-    """LL / BDeu from the touched cells, resetting them (Tian 2000 eq. 3; BDeu)."""
-    ll = 0.0
-    bd = 0.0
+    """Parts of the family statistics from the touched cells, resetting them.
+
+    Returns ``(E_joint, E_pa, F_joint, F_pa, #configs)`` with ``E(S) = sum_cfg n log n`` over
+    the configurations of a variable set S and ``F(S) = sum_cfg [lgamma(a_S + n) -
+    lgamma(a_S)]`` (``a_S = ess / q_S``); then ``LL = E(C+X) - E(C)`` (Tian 2000 eq. 3) and
+    ``BDeu = F(C+X) - F(C)``.  Both depend only on the variable set, so they can be shared
+    between the families of different children (see :mod:`.pruning`).
+    """
+    ej = 0.0
+    epa = 0.0
+    fj = 0.0
+    fpa = 0.0
     if want_bdeu:
         lar = math.lgamma(aqr)
         la = math.lgamma(aq)
         for t in range(nt):
             v = cnt[touched[t]]
-            ll += lgt[v]
-            bd += math.lgamma(aqr + v) - lar
+            ej += lgt[v]
+            fj += math.lgamma(aqr + v) - lar
             cnt[touched[t]] = 0
         for t in range(npa):
             w = pacnt[tpa[t]]
-            ll -= lgt[w]
-            bd += la - math.lgamma(aq + w)
+            epa += lgt[w]
+            fpa += math.lgamma(aq + w) - la
             pacnt[tpa[t]] = 0
     else:
         for t in range(nt):
-            ll += lgt[cnt[touched[t]]]
+            ej += lgt[cnt[touched[t]]]
             cnt[touched[t]] = 0
         for t in range(npa):
-            ll -= lgt[pacnt[tpa[t]]]
+            epa += lgt[pacnt[tpa[t]]]
             pacnt[tpa[t]] = 0
-    return ll, bd, npa
+    return ej, epa, fj, fpa, npa
+
+
+@numba.njit(cache=True)
+def family_parts(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
+    """Counting pass over precomputed codes; returns the parts of :func:`_finish`."""
+    N = codes.shape[0]
+    touched = np.empty(N, dtype=np.int64)
+    tpa = np.empty(N, dtype=np.int64)
+    nt = 0
+    npa = 0
+    for s in range(N):
+        c = codes[s]
+        j = c * rx + xcol[s]
+        if cnt[j] == 0:
+            touched[nt] = j
+            nt += 1
+        cnt[j] += 1
+        if pacnt[c] == 0:
+            tpa[npa] = c
+            npa += 1
+        pacnt[c] += 1
+    return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
 
 
 @numba.njit(cache=True)
@@ -145,13 +176,15 @@ def family_stats(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
             tpa[npa] = c
             npa += 1
         pacnt[c] += 1
-    return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
+    ej, epa, fj, fpa, npa = _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
+    return ej - epa, fj - fpa, npa
 
 
 @numba.njit(cache=True)
 def extend_and_count(src, col, r, dst, xcol, rx, cnt, pacnt, touched, tpa, lgt, want_bdeu, aq, aqr):
-    """Fused ``dst = src * r + col`` and :func:`family_stats` (no compression; caller checks
-    that ``Q * r * rx`` fits the count buffer).  ``touched``/``tpa`` are scratch (size N)."""
+    """Fused ``dst = src * r + col`` and counting (no compression; the caller checks that
+    ``Q * r * rx`` fits the count buffer).  ``touched``/``tpa`` are scratch (size N).
+    Returns the parts of :func:`_finish`."""
     N = src.shape[0]
     nt = 0
     npa = 0

@@ -35,7 +35,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .counting import extend_and_count, extend_codes, family_stats
+from .counting import extend_and_count, extend_codes, family_parts, family_stats
 from .scores import local_score, penalty_coef
 
 
@@ -118,11 +118,17 @@ def _bound(kind, ll_ub, qC, rx, nzT, N):
 
 @numba.njit(cache=True)
 def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
-                 global_ref, k3_sets, k3_scores, qlimit, mapsize, use_bnb, use_dom):
+                 global_ref, k3_sets, k3_scores, qlimit, mapsize, use_bnb, use_dom,
+                 jE, jF, jZ, jcap):
     """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
 
     Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
-    [families counted, branches cut, H(X|T,W) bounds computed, memo size].
+    [families counted, branches cut, H(X|T,W) bounds computed, memo size, joint-memo hits].
+
+    ``jE``/``jF``/``jZ`` map a variable set (over all variables) to ``E(S)``, ``F(S)`` and its
+    number of non-empty configurations (see :func:`.counting._finish`); they persist across
+    variables, so ``LL(X|C) = E(C+X) - E(C)`` is often obtained without a counting pass
+    (the joint table of C+X was counted for another child).  At most ``jcap`` entries.
     """
     N = cols.shape[1]
     m = order.shape[0]
@@ -147,8 +153,15 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     twb = np.empty(N, dtype=np.int64)
     sub = np.zeros(D + 1, dtype=np.int64)
     topk = np.full(max(k, 1), -np.inf)
-    stats = np.zeros(4, dtype=np.int64)
+    stats = np.zeros(5, dtype=np.int64)
     B = m + 1
+    nvar = cols.shape[0]
+    JB = nvar + 1
+    jlim = 1.0
+    for _ in range(D + 2):
+        jlim *= JB
+    joint_ok = jlim < 4.0e18 and jcap > 0
+    gv = np.zeros(D + 2, dtype=np.int64)
     memo_ok = True
     lim = 1.0
     for _ in range(D + 1):
@@ -278,21 +291,51 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         key = _key(path, d + 1, B) if memo_ok else -1
         known = memo_ok and (key in memo)
         aq = ess / qC
+        need_codes = d + 1 < D
+        # keys of C and C+X over global variable ids (sorted), for the joint memo
+        keyC = -1
+        keyCX = -1
+        if joint_ok:
+            for j in range(d + 1):
+                v = order[path[j]]
+                t = j
+                while t > 0 and gv[t - 1] > v:
+                    gv[t] = gv[t - 1]
+                    t -= 1
+                gv[t] = v
+            keyC, keyCX = _joint_keys(gv, d + 1, x, JB)
         if known:
-            Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
+            if need_codes:
+                Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
             sc = memo[key]
-            # nz is needed for the BDeu bound of the children
-            nz = 1
-            if kind == 3:
+            nz = jZ.get(keyC, 1) if joint_ok else 1
+            if kind == 3 and need_codes and not (joint_ok and keyC in jZ):
                 _, _, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
+        elif joint_ok and keyC in jE and keyCX in jE:
+            if need_codes:
+                Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
+            ll = jE[keyCX] - jE[keyC]
+            bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
+            nz = jZ.get(keyC, 1)  # 1 is a valid (weaker) count for the BDeu bound
+            stats[4] += 1
+            sc = local_score(kind, ll, bd, qC, rx, N)
         else:
             if Qd[d] * rq <= qlimit:
                 Qd[d + 1] = Qd[d] * rq
-                ll, bd, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx, cnt,
-                                              pacnt, twa, twb, lgt, want_bdeu, aq, aq / rx)
+                ej, epa, fj, fpa, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
+                                                        cnt, pacnt, twa, twb, lgt, want_bdeu, aq, aq / rx)
             else:
                 Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
-                ll, bd, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+                ej, epa, fj, fpa, nz = family_parts(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu,
+                                                    aq, aq / rx)
+            ll = ej - epa
+            bd = fj - fpa
+            if joint_ok and len(jE) < jcap:
+                jE[keyC] = epa
+                jE[keyCX] = ej
+                jF[keyC] = fpa
+                jF[keyCX] = fj
+                jZ[keyC] = nz
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
         if memo_ok:
@@ -334,12 +377,33 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
 
 
 @numba.njit(cache=True)
-def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
+def _joint_keys(gv, n_in, x, JB):
+    """Keys of the sorted set ``gv[:n_in]`` and of the same set plus ``x``."""
+    keyC = _key(gv, n_in, JB)
+    keyCX = 0
+    mul = 1
+    placed = False
+    for j in range(n_in):
+        if not placed and x < gv[j]:
+            keyCX += (x + 1) * mul
+            mul *= JB
+            placed = True
+        keyCX += (gv[j] + 1) * mul
+        mul *= JB
+    if not placed:
+        keyCX += (x + 1) * mul
+    return keyC, keyCX
+
+
+@numba.njit(cache=True)
+def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize, jE, jF, jZ, jcap):
     """K3 (Bouckaert 1994; Tian 2000 Fig. 1): add the best single parent while it improves.
 
-    Returns the chain of sets (rows padded with -1) and their scores.
+    Returns the chain of sets (rows padded with -1, entries are indices into ``cand``) and
+    their scores.  Uses and fills the joint memo (see :func:`dfbnb_family`).
     """
     N = cols.shape[1]
+    nvar = cols.shape[0]
     rx = arities[x]
     xcol = cols[x]
     want_bdeu = kind == 3
@@ -347,13 +411,18 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
     pacnt = np.zeros(qlimit, dtype=np.int32)
     mapbuf = np.zeros(mapsize, dtype=np.int64)
     D = max(maxp, 0)
+    JB = nvar + 1
+    jlim = 1.0
+    for _ in range(D + 2):
+        jlim *= JB
+    joint_ok = jlim < 4.0e18 and jcap > 0
     sets = np.full((D + 1, D + 1), -1, dtype=np.int64)
     scs = np.zeros(D + 1)
     cur = np.zeros(N, dtype=np.int64)
     tmp = np.zeros(N, dtype=np.int64)
-    bestc = np.zeros(N, dtype=np.int64)
     sc1 = np.empty(N, dtype=np.int64)
     sc2 = np.empty(N, dtype=np.int64)
+    gv = np.zeros(D + 2, dtype=np.int64)
     Q = 1
     ll, bd, nz = family_stats(cur, xcol, rx, cnt, pacnt, lgt, want_bdeu, ess, ess / rx)
     best = local_score(kind, ll, bd, 1.0, rx, N)
@@ -365,33 +434,61 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize):
     for step in range(D):
         bi = -1
         bsc = -np.inf
-        bQ = 0
         for i in range(cand.shape[0]):
             if used[i]:
                 continue
             v = cand[i]
             qC = qcur * arities[v]
             aq = ess / qC
-            if Q * arities[v] <= qlimit:
-                Q2 = Q * arities[v]
-                ll, bd, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt, pacnt,
-                                              sc1, sc2, lgt, want_bdeu, aq, aq / rx)
+            hit = False
+            keyC = -1
+            keyCX = -1
+            if joint_ok:
+                nin = 0
+                for j in range(step):
+                    gv[nin] = cand[chosen[j]]
+                    nin += 1
+                gv[nin] = v
+                nin += 1
+                for a in range(1, nin):
+                    t = a
+                    while t > 0 and gv[t - 1] > gv[t]:
+                        tmpv = gv[t]
+                        gv[t] = gv[t - 1]
+                        gv[t - 1] = tmpv
+                        t -= 1
+                keyC, keyCX = _joint_keys(gv, nin, x, JB)
+                hit = (keyC in jE) and (keyCX in jE)
+            if hit:
+                ll = jE[keyCX] - jE[keyC]
+                bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
             else:
-                Q2 = extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
-                ll, bd, nz = family_stats(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+                if Q * arities[v] <= qlimit:
+                    ej, epa, fj, fpa, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt,
+                                                            pacnt, sc1, sc2, lgt, want_bdeu, aq, aq / rx)
+                else:
+                    extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
+                    ej, epa, fj, fpa, nz = family_parts(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+                ll = ej - epa
+                bd = fj - fpa
+                if joint_ok and len(jE) < jcap:
+                    jE[keyC] = epa
+                    jE[keyCX] = ej
+                    jF[keyC] = fpa
+                    jF[keyCX] = fj
+                    jZ[keyC] = nz
             sc = local_score(kind, ll, bd, qC, rx, N)
             if sc > bsc:
                 bsc = sc
                 bi = i
-                bQ = Q2
-                bestc[:] = tmp
         if bi < 0 or bsc <= best:
             break
         used[bi] = True
         best = bsc
-        cur[:] = bestc
-        Q = bQ
-        qcur *= arities[cand[bi]]
+        v = cand[bi]
+        Q = extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
+        cur, tmp = tmp, cur
+        qcur *= arities[v]
         chosen[step] = bi
         for j in range(step + 1):
             sets[nset, j] = chosen[j]
