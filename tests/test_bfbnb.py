@@ -1,0 +1,256 @@
+"""method="bfbnb" (Malone et al. 2011): exactness against DP and known optima, bounds,
+external memory (spills, streamed layers), temp-file cleanup, anytime behaviour, OBS."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import lpbn
+from lpbn.bfbnb import ordering_search
+from lpbn.bfbnb.external import LayerBuilder, ReconFiles, TempArea
+from lpbn.bfbnb.heuristic import make_groups, relabel
+from lpbn.bfbnb.search import parse_memory
+from lpbn.cache import ScoreCache
+from lpbn.errors import InputError
+from lpbn.formats import read_scores
+from lpbn.testing import random_cache
+
+FAST = {"obs_time": 0.02}
+
+
+def _check(cache, r, opt):
+    assert r.status == "optimal"
+    assert r.score == pytest.approx(opt, rel=1e-9, abs=1e-9)
+    assert r.upper_bound >= opt - 1e-9 * max(1, abs(opt))
+    assert r.gap <= 1e-9
+    assert r.dag.is_acyclic()
+    assert cache.dag_score(r.dag.parents) == pytest.approx(r.score, rel=1e-12, abs=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 10), st.integers(0, 10**6), st.floats(0.1, 0.7), st.booleans(),
+       st.sampled_from(["static", "simple"]), st.integers(1, 6))
+def test_equals_dp_on_random_caches(n, seed, density, ties, heuristic, group):
+    c = random_cache(n, seed=seed, density=density, integer_scores=ties)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, "bfbnb", heuristic=heuristic, group_size=group, **FAST)
+    _check(c, r, opt)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(6, 11), st.integers(0, 10**6))
+def test_tiny_memory_spills_and_still_optimal(n, seed):
+    c = random_cache(n, seed=seed, density=0.6)
+    opt = lpbn.solve(c, "dp").score
+    # a weak incumbent keeps many nodes open, so the layers really spill
+    r = lpbn.solve(c, "bfbnb", memory_limit=1, heuristic="simple", obs_time=0.0,
+                   initial_dag=None)
+    _check(c, r, opt)
+
+
+def test_spills_and_streamed_layers_give_same_layers(instances):
+    c = read_scores(instances / "alisterl__eBNSL/scores/wine.BIC.3")
+    opts = dict(heuristic="simple", obs_time=0.0)
+    big = lpbn.solve(c, "bfbnb", **opts)
+    small = lpbn.solve(c, "bfbnb", memory_limit="40k", **opts)
+    assert small.stats["spills"] > 0
+    assert big.stats["spills"] == 0
+    assert max(small.stats["layer_sizes"]) * 16 > 0.2 * 40 * 1024   # some layer streamed from disk
+    assert small.stats["layer_sizes"] == big.stats["layer_sizes"]
+    assert small.score == pytest.approx(-1258.44590861, rel=1e-10) == big.score
+
+
+def test_bundled_exact_optima(instances, known_optima):
+    for path, entry in known_optima["exact_dp"].items():
+        c = read_scores(instances / path)
+        r = lpbn.solve(c, "bfbnb", **FAST)
+        _check(c, r, entry["optimum"])
+
+
+@pytest.mark.parametrize("name", ["wine", "hepatitis", "parkinsons", "insurance1000"])
+def test_gobnilp_anchor_optima(instances, known_optima, name):
+    key = f"anchors/gobnilp-bic3/{name}.BIC.p3.jkl"
+    c = read_scores(instances / key)
+    r = lpbn.solve(c, "bfbnb")
+    _check(c, r, known_optima["gobnilp_bic3"][key]["optimum"])
+
+
+def test_shared_exact_dp_sweep(shared):
+    """All files with exact DP optima in the shared collection (opt-in, ~1 minute)."""
+    data = json.loads((shared / "instances" / "KNOWN_OPTIMA.json").read_text())
+    table = data.get("computed_exact_dp") or data.get("exact_dp")
+    assert table
+    for path, entry in table.items():
+        c = read_scores(shared / "instances" / path)
+        r = lpbn.solve(c, "bfbnb", **FAST)
+        _check(c, r, entry["optimum"])
+
+
+def test_heuristic_is_admissible_and_static_is_tighter():
+    for seed in range(5):
+        c = random_cache(9, seed=seed)
+        opt = lpbn.solve(c, "dp").score
+        p = c.prune_dominated()
+        simple = relabel(p, make_groups(p, 1)).h_start()
+        static = relabel(p, make_groups(p, 4)).h_start()
+        exact = relabel(p, make_groups(p, 9)).h_start()
+        assert simple == pytest.approx(float(c.best_unconstrained().sum()))
+        assert simple + 1e-9 >= static >= exact - 1e-9
+        assert exact == pytest.approx(opt, rel=1e-12)   # one group = the exact DP
+
+
+def test_groups_partition_variables():
+    c = random_cache(13, seed=3)
+    for k in (1, 2, 5, 13):
+        groups = make_groups(c, k)
+        assert sorted(v for g in groups for v in g) == list(range(13))
+        assert all(1 <= len(g) <= k for g in groups)
+
+
+def test_layers_are_in_combinadic_order():
+    """A finished layer is sorted by bitmask = colex (combinadic) order (§5.2), duplicate-free."""
+    with TempArea() as area:
+        rng = np.random.default_rng(0)
+        b = LayerBuilder(area, 3, memory_limit=1, expected=10)
+        recon = ReconFiles(area)
+        import itertools
+        pool = np.array([(1 << a) | (1 << b_) | (1 << c)
+                         for a, b_, c in itertools.combinations(range(20), 3)], dtype=np.uint64)
+        keys = rng.choice(pool, 5000)
+        # feed through the table by hand, spilling often
+        from lpbn.bfbnb import kernels as K  # noqa: F401
+        for i, k in enumerate(keys):
+            b.make_room(1)
+            slot = int((int(k) * 0x9E3779B97F4A7C15 & 0xFFFFFFFFFFFFFFFF) >> int(b.shift))
+            while b.keys[slot] not in (0, k):
+                slot = (slot + 1) & (b.cap - 1)
+            if b.keys[slot] == 0:
+                b.keys[slot] = k
+                b.g[slot] = -float(i)
+                b.cand[slot] = i
+                b.state[0] += 1
+        b.spill()
+        layer = b.finish(recon, ram_nodes=10**6, chunk=64)
+        got = np.concatenate([k for k, _ in layer.chunks(7)])
+        assert np.all(np.diff(got.astype(np.float64)) > 0)
+        assert set(got.tolist()) == set(keys.tolist())
+        assert b.spills >= 1
+
+
+def test_interrupt_and_error_leave_no_temp_files(tmp_path):
+    c = random_cache(12, seed=5, density=0.6)
+    for exc in (KeyboardInterrupt, RuntimeError):
+        calls = []
+
+        def cb(info, exc=exc):
+            calls.append(info)
+            if info.get("layer") == 3:
+                raise exc("stop")
+
+        d = tmp_path / exc.__name__
+        if exc is KeyboardInterrupt:
+            r = lpbn.solve(c, "bfbnb", tmp_dir=str(d), callback=cb, memory_limit=1,
+                           heuristic="simple", obs_time=0.0)
+            assert r.status == "interrupted"
+            assert r.dag is not None and r.score <= r.upper_bound
+        else:
+            with pytest.raises(RuntimeError):
+                lpbn.solve(c, "bfbnb", tmp_dir=str(d), callback=cb, memory_limit=1,
+                           heuristic="simple", obs_time=0.0)
+        assert d.exists() and list(d.iterdir()) == []
+
+
+def test_sigint_of_a_running_process_leaves_no_temp_files(tmp_path, instances):
+    path = instances / "anchors/gobnilp-bic3/parkinsons.BIC.p3.jkl"
+    script = textwrap.dedent(f"""
+        import lpbn
+        r = lpbn.solve({str(path)!r}, "bfbnb", tmp_dir={str(tmp_path)!r}, heuristic="simple",
+                       obs_time=0.0, memory_limit="1M")
+        print(r.status, flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            subdirs = list(tmp_path.iterdir())
+            if subdirs and any(any(d.iterdir()) for d in subdirs if d.is_dir()):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("search never wrote temporary files")
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out.strip() in ("interrupted", "optimal")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_time_limit_returns_valid_bounds():
+    c = random_cache(16, seed=2, density=0.5)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, "bfbnb", time_limit=0.05, heuristic="simple", obs_time=0.0)
+    assert r.status in ("time_limit", "optimal")
+    assert r.score <= opt + 1e-9 <= r.upper_bound + 1e-9
+    assert r.dag.is_acyclic() and c.dag_score(r.dag.parents) == pytest.approx(r.score)
+
+
+def test_node_limit_and_trace():
+    c = random_cache(12, seed=1, density=0.6)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, "bfbnb", node_limit=5, heuristic="simple", obs_time=0.0)
+    assert r.status == "node_limit" and r.score <= opt + 1e-9 <= r.upper_bound + 1e-9
+    r = lpbn.solve(c, "bfbnb", heuristic="simple", obs_time=0.0)
+    bounds = [b for _, _, b in r.trace]
+    assert bounds == sorted(bounds, reverse=True) and bounds[-1] == pytest.approx(opt)
+
+
+def test_initial_dag_is_used():
+    c = random_cache(10, seed=4)
+    d = lpbn.solve(c, "dp")
+    r = lpbn.solve(c, "bfbnb", initial_dag=d.dag, obs_time=0.0)
+    _check(c, r, d.score)
+    assert r.stats["expanded"] <= lpbn.solve(c, "bfbnb", obs_time=0.0).stats["expanded"]
+    cyc = [[1], [0]] + [[] for _ in range(8)]
+    with pytest.raises(InputError, match="cycle"):
+        lpbn.solve(c, "bfbnb", initial_dag=cyc)
+
+
+def test_refuses_more_than_64_variables():
+    c = ScoreCache.from_families([f"v{i}" for i in range(65)], [[(-1.0, ())] for _ in range(65)])
+    with pytest.raises(InputError, match='method="dual"'):
+        lpbn.solve(c, "bfbnb")
+
+
+def test_bad_options():
+    c = random_cache(4, seed=0)
+    for kw in ({"memory_limit": "lots"}, {"memory_limit": -5}, {"heuristic": "best"},
+               {"group_size": 0}, {"frobnicate": 1}):
+        with pytest.raises(InputError):
+            lpbn.solve(c, "bfbnb", **kw)
+    assert parse_memory("4G") == 4 << 30 and parse_memory("512MiB") == 512 << 20
+    assert parse_memory(1000) == 1000
+
+
+def test_ordering_search():
+    for seed in range(4):
+        c = random_cache(9, seed=seed)
+        order, score = ordering_search(c, seed=seed, time_limit=0.05)
+        assert sorted(order.tolist()) == list(range(9))
+        assert c.best_for_order(order)[1] == pytest.approx(score)
+        assert score <= lpbn.solve(c, "dp").score + 1e-9
+    c = random_cache(1, seed=0)
+    order, score = ordering_search(c, time_limit=0.0)
+    assert order.tolist() == [0] and score == pytest.approx(float(c.scores[0]))
