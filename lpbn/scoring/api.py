@@ -14,7 +14,8 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError
-from .counting import buffer_limit, family_stats, lg_table, suffix_codes
+from .counting import (DENSE_CELLS, buffer_limit, extend_and_count_dense, family_stats, lg_table,
+                       set_codes, suffix_codes)
 from .data import Dataset, read_data
 from .kbest import algorithm2_bounds
 from .pruning import chen_corollary1, degree_bound, dfbnb_family, k3_greedy, tian_global_bound
@@ -64,12 +65,19 @@ def _dominance_keep(sets, sizes, scores, k, n):
     """Theorem 3 (Chen et al.; Teyssier-Koller for k = 1): keep a set unless >= k of its
     proper subsets in the list score at least as well."""
     W = (n + 63) // 64
-    M = len(scores)
+    bits = _to_bits(sets, sizes.astype(np.int64), W)
+    return _keep_kernel(bits, sizes.astype(np.int64), scores, int(k))
+
+
+@numba.njit(cache=True)
+def _to_bits(sets, sizes, W):
+    M = sizes.shape[0]
     bits = np.zeros((M, W), dtype=np.uint64)
     for j in range(M):
-        for v in sets[j, :sizes[j]]:
+        for t in range(sizes[j]):
+            v = sets[j, t]
             bits[j, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    return _keep_kernel(bits, sizes.astype(np.int64), scores, int(k))
+    return bits
 
 
 @numba.njit(cache=True)
@@ -109,6 +117,19 @@ def _joint_memo(ctx: _Ctx):
     return _JOINT[key]
 
 
+_BUF: dict[int, tuple] = {}
+
+
+def _buffers(ctx: _Ctx):
+    """Per-process zeroed count buffers (kernels leave them zeroed after use)."""
+    key = id(ctx)
+    if key not in _BUF:
+        _BUF.clear()
+        _BUF[key] = (np.zeros(ctx.qlimit_cells, dtype=np.int32), np.zeros(ctx.qlimit_cells, dtype=np.int32),
+                     np.zeros(ctx.mapsize, dtype=np.int64))
+    return _BUF[key]
+
+
 def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     """Score and prune every candidate parent set of variable ``x`` (see :mod:`.pruning`)."""
     t0 = time.perf_counter()
@@ -133,16 +154,27 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     ll_empty, _, _ = family_stats(zero, ctx.cols[x], rx, cnt, pac, lgt, False, 1.0, 1.0)
     # tree order (Tian eq. 14): ascending H(X | X_k) = descending LL(X | X_k)
     single = np.empty(len(cand))
-    cnt2 = np.zeros(qlimit * rx, dtype=np.int32)
-    pac2 = np.zeros(qlimit, dtype=np.int32)
+    cnt2, pac2, _ = _buffers(ctx)
+    scratch = np.empty(ctx.N, dtype=np.int64)
     for i, v in enumerate(cand):
-        ll, _, _ = family_stats(ctx.cols[v].astype(np.int64), ctx.cols[x], rx, cnt2, pac2, lgt,
-                                False, 1.0, 1.0)
-        single[i] = ll
+        # dense joint table of (X_v, X) when small, else the general counter
+        if ar[v] * rx <= DENSE_CELLS:
+            ej, epa, _, _, _ = extend_and_count_dense(zero, ctx.cols[v], int(ar[v]), scratch, ctx.cols[x], rx,
+                                                      int(ar[v]), cnt2, lgt, False, 1.0, 1.0)
+            single[i] = ej - epa
+        else:
+            ll, _, _ = family_stats(ctx.cols[v].astype(np.int64), ctx.cols[x], rx, cnt2, pac2, lgt,
+                                    False, 1.0, 1.0)
+            single[i] = ll
     tree = cand_arr[np.argsort(-single, kind="stable")] if len(cand) else cand_arr
-    mapbuf = np.zeros(ctx.mapsize, dtype=np.int64)
-    sfx, sQ = suffix_codes(ctx.cols, ar, tree, qlimit, mapbuf)
-    ll_all, _, _ = family_stats(sfx[0], ctx.cols[x], rx, cnt2, pac2, lgt, False, 1.0, 1.0)
+    bcnt, bpa, bmap = _buffers(ctx)
+    if ctx.use_tw:
+        sfx, sQ = suffix_codes(ctx.cols, ar, tree, qlimit, bmap)
+        all_codes = sfx[0]
+    else:
+        sfx, sQ = np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64)
+        all_codes, _ = set_codes(ctx.cols, ar, tree, qlimit, bmap)
+    ll_all, _, _ = family_stats(all_codes, ctx.cols[x], rx, bcnt, bpa, lgt, False, 1.0, 1.0)
     # parent limit
     limit = len(cand) if ctx.max_parents is None else min(ctx.max_parents, len(cand))
     bounds = {"user": ctx.max_parents}
@@ -165,15 +197,16 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     limit = max(limit, 0)
     # K3 greedy start
     joint = _joint_memo(ctx)
+    bcnt, bpa, bmap = _buffers(ctx)
     k3_sets, k3_scores = k3_greedy(ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, lgt,
-                                   qlimit, ctx.mapsize, *joint)
+                                   qlimit, bcnt, bpa, bmap, *joint)
     k3p = np.full(k3_sets.shape, -1, dtype=np.int64)
     for t in range(k3_sets.shape[0]):
         row = sorted(int(p) for p in k3_sets[t] if p >= 0)
         k3p[t, :len(row)] = row
     sets, sizes, scores, n_out, st = dfbnb_family(
         ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, k, lgt, ll_all, sfx, sQ, ctx.use_tw,
-        ctx.order is not None, k3p, k3_scores, qlimit, ctx.mapsize, "bnb" in ctx.rules,
+        ctx.order is not None, k3p, k3_scores, qlimit, bcnt, bpa, bmap, "bnb" in ctx.rules,
         "dominance" in ctx.rules, *joint)
     if "dominance" not in ctx.rules:
         keep = np.ones(n_out, dtype=bool)
@@ -290,6 +323,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                 if bar:
                     bar(done, ds.n, ds.names[r["x"]])
     _JOINT.clear()
+    _BUF.clear()
     cache = _assemble(ds, results, kind)
     L = ds.n - 1 if max_parents is None else int(max_parents)
     before = sum(_n_within(ds.n - 1, L) for _ in range(ds.n))
@@ -321,22 +355,31 @@ def _largest_first(ds: Dataset) -> list[int]:
 
 
 def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
+    """Per variable: sort best first (ties: smaller set first), parents sorted (CSR arrays)."""
     offsets = [0]
     all_scores = []
-    ptr = [0]
-    items: list[np.ndarray] = []
+    all_sizes = []
+    all_items = []
     for r in results:
         sc = r["scores"] / LN2 if kind == MDL else r["scores"]
-        sizes = r["sizes"]
+        sizes = np.asarray(r["sizes"], dtype=np.int64)
         perm = np.lexsort((sizes, -sc))
-        for j in perm:
-            s = int(sizes[j])
-            items.append(np.sort(r["sets"][j, :s]).astype(np.int32))
-            ptr.append(ptr[-1] + s)
+        sets = np.array(r["sets"], dtype=np.int64)[perm]
+        sizes = sizes[perm]
+        width = sets.shape[1] if sets.ndim == 2 else 0
+        if width:
+            pad = np.arange(width)[None, :] >= sizes[:, None]
+            sets = np.where(pad, np.iinfo(np.int64).max, sets)
+            sets.sort(axis=1)
+            all_items.append(sets[~pad])
         all_scores.append(sc[perm])
+        all_sizes.append(sizes)
         offsets.append(offsets[-1] + len(perm))
-    flat = np.concatenate(items) if items else np.zeros(0, np.int32)
-    return ScoreCache(ds.names, np.array(offsets), np.concatenate(all_scores), np.array(ptr),
+    sizes = np.concatenate(all_sizes) if all_sizes else np.zeros(0, np.int64)
+    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    flat = np.concatenate(all_items).astype(np.int32) if all_items else np.zeros(0, np.int32)
+    return ScoreCache(ds.names, np.array(offsets), np.concatenate(all_scores), ptr,
                       flat, meta={}, source=ds.source)
 
 

@@ -203,6 +203,48 @@ def extend_and_count(src, col, r, dst, xcol, rx, cnt, pacnt, touched, tpa, lgt, 
     return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
 
 
+DENSE_CELLS = 1 << 14
+
+
+@numba.njit(cache=True)
+def extend_and_count_dense(src, col, r, dst, xcol, rx, Q2, cnt, lgt, want_bdeu, aq, aqr):
+    """Branch-free variant of :func:`extend_and_count` for small tables (``Q2 * rx`` cells,
+    at most ``DENSE_CELLS``): count densely, then scan every cell once."""
+    N = src.shape[0]
+    for s in range(N):
+        c = src[s] * r + col[s]
+        dst[s] = c
+        cnt[c * rx + xcol[s]] += 1
+    ej = 0.0
+    epa = 0.0
+    fj = 0.0
+    fpa = 0.0
+    npa = 0
+    if want_bdeu:
+        lar = math.lgamma(aqr)
+        la = math.lgamma(aq)
+    else:
+        lar = 0.0
+        la = 0.0
+    for c in range(Q2):
+        w = 0
+        base = c * rx
+        for k in range(rx):
+            v = cnt[base + k]
+            if v > 0:
+                w += v
+                ej += lgt[v]
+                if want_bdeu:
+                    fj += math.lgamma(aqr + v) - lar
+                cnt[base + k] = 0
+        if w > 0:
+            npa += 1
+            epa += lgt[w]
+            if want_bdeu:
+                fpa += math.lgamma(aq + w) - la
+    return ej, epa, fj, fpa, npa
+
+
 @numba.njit(cache=True)
 def set_codes(cols, arities, items, limit, mapbuf):
     """Codes of an arbitrary parent set ``items`` (compressed as needed); returns (codes, Q)."""

@@ -35,7 +35,8 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from .counting import extend_and_count, extend_codes, family_parts, family_stats
+from .counting import (DENSE_CELLS, extend_and_count, extend_and_count_dense, extend_codes,
+                       family_parts, family_stats)
 from .scores import local_score, penalty_coef
 
 
@@ -118,10 +119,12 @@ def _bound(kind, ll_ub, qC, rx, nzT, N):
 
 @numba.njit(cache=True)
 def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
-                 global_ref, k3_sets, k3_scores, qlimit, mapsize, use_bnb, use_dom,
+                 global_ref, k3_sets, k3_scores, qlimit, cnt, pacnt, mapbuf, use_bnb, use_dom,
                  jE, jF, jZ, jcap):
     """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
 
+    ``cnt`` (>= qlimit * r_X cells), ``pacnt`` (>= qlimit) and ``mapbuf`` are zeroed scratch
+    buffers, returned zeroed (reused across variables).
     Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
     [families counted, branches cut, H(X|T,W) bounds computed, memo size, joint-memo hits].
 
@@ -136,9 +139,6 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     xcol = cols[x]
     want_bdeu = kind == 3
     D = max(maxp, 0)
-    cnt = np.zeros(qlimit * rx, dtype=np.int32)
-    pacnt = np.zeros(qlimit, dtype=np.int32)
-    mapbuf = np.zeros(mapsize, dtype=np.int64)
     codes = np.zeros((D + 1, N), dtype=np.int64)
     Qd = np.ones(D + 1, dtype=np.int64)
     path = np.zeros(D + 1, dtype=np.int64)
@@ -148,6 +148,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     nzd = np.ones(D + 1, dtype=np.int64)
     lltw = np.zeros(D + 1)
     has_tw = np.zeros(D + 1, dtype=np.bool_)
+    has_codes = np.zeros(D + 2, dtype=np.bool_)
+    has_codes[0] = True
     nextpos = np.zeros(D + 1, dtype=np.int64)
     twa = np.empty(N, dtype=np.int64)
     twb = np.empty(N, dtype=np.int64)
@@ -291,7 +293,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         key = _key(path, d + 1, B) if memo_ok else -1
         known = memo_ok and (key in memo)
         aq = ess / qC
-        need_codes = d + 1 < D
+        fresh = False
         # keys of C and C+X over global variable ids (sorted), for the joint memo
         keyC = -1
         keyCX = -1
@@ -305,22 +307,29 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 gv[t] = v
             keyC, keyCX = _joint_keys(gv, d + 1, x, JB)
         if known:
-            if need_codes:
-                Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
             sc = memo[key]
-            nz = jZ.get(keyC, 1) if joint_ok else 1
-            if kind == 3 and need_codes and not (joint_ok and keyC in jZ):
-                _, _, nz = family_stats(codes[d + 1], xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
+            nz = jZ.get(keyC, 1) if joint_ok else 1  # 1 is a valid (weaker) BDeu bound count
         elif joint_ok and keyC in jE and keyCX in jE:
-            if need_codes:
-                Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
             ll = jE[keyCX] - jE[keyC]
             bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
-            nz = jZ.get(keyC, 1)  # 1 is a valid (weaker) count for the BDeu bound
+            nz = jZ.get(keyC, 1)
             stats[4] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
         else:
-            if Qd[d] * rq <= qlimit:
+            # codes of T are materialised lazily (memo hits need none)
+            j0 = d
+            while not has_codes[j0]:
+                j0 -= 1
+            for j in range(j0, d):
+                v = order[path[j]]
+                Qd[j + 1] = extend_codes(codes[j], Qd[j], cols[v], arities[v], codes[j + 1], qlimit, mapbuf)
+                has_codes[j + 1] = True
+            fresh = True
+            if Qd[d] * rq * rx <= DENSE_CELLS:
+                Qd[d + 1] = Qd[d] * rq
+                ej, epa, fj, fpa, nz = extend_and_count_dense(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
+                                                              Qd[d + 1], cnt, lgt, want_bdeu, aq, aq / rx)
+            elif Qd[d] * rq <= qlimit:
                 Qd[d + 1] = Qd[d] * rq
                 ej, epa, fj, fpa, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
                                                         cnt, pacnt, twa, twb, lgt, want_bdeu, aq, aq / rx)
@@ -370,6 +379,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             scored[d + 1] = sc
             nzd[d + 1] = nz
             has_tw[d + 1] = False
+            has_codes[d + 1] = fresh
             nextpos[d + 1] = m - 1
             d += 1
     stats[3] = len(memo)
@@ -396,7 +406,7 @@ def _joint_keys(gv, n_in, x, JB):
 
 
 @numba.njit(cache=True)
-def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize, jE, jF, jZ, jcap):
+def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, mapbuf, jE, jF, jZ, jcap):
     """K3 (Bouckaert 1994; Tian 2000 Fig. 1): add the best single parent while it improves.
 
     Returns the chain of sets (rows padded with -1, entries are indices into ``cand``) and
@@ -407,9 +417,6 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize, jE,
     rx = arities[x]
     xcol = cols[x]
     want_bdeu = kind == 3
-    cnt = np.zeros(qlimit * rx, dtype=np.int32)
-    pacnt = np.zeros(qlimit, dtype=np.int32)
-    mapbuf = np.zeros(mapsize, dtype=np.int64)
     D = max(maxp, 0)
     JB = nvar + 1
     jlim = 1.0
@@ -463,7 +470,11 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, mapsize, jE,
                 ll = jE[keyCX] - jE[keyC]
                 bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
             else:
-                if Q * arities[v] <= qlimit:
+                if Q * arities[v] * rx <= DENSE_CELLS:
+                    ej, epa, fj, fpa, nz = extend_and_count_dense(cur, cols[v], arities[v], tmp, xcol, rx,
+                                                                  Q * arities[v], cnt, lgt, want_bdeu, aq,
+                                                                  aq / rx)
+                elif Q * arities[v] <= qlimit:
                     ej, epa, fj, fpa, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt,
                                                             pacnt, sc1, sc2, lgt, want_bdeu, aq, aq / rx)
                 else:
