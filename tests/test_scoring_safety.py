@@ -178,3 +178,36 @@ def test_fixed_order_tian_dfbnb():
     _, want = full.best_for_order(order)
     assert c.counts().tolist() == [1] * 6
     assert opt(c) == pytest.approx(want, rel=1e-9)
+
+
+def test_large_arities_use_compressed_codes():
+    """Parent configurations beyond the count buffer are re-ranked (compress path)."""
+    rng = np.random.default_rng(5)
+    N = 400
+    base = rng.integers(0, 60, size=N)
+    data = np.stack([base, (base + rng.integers(0, 3, N)) % 60, rng.integers(0, 60, N),
+                     (base // 7 + rng.integers(0, 2, N)) % 9], axis=1)
+    data, ar = observed(data)
+    assert np.prod(sorted(ar)[-3:]) > 65536 // 9
+    for score in ("bic", "bdeu"):
+        full = full_cache(data, ar, score)
+        c = lpbn.score_data(data, score=score, rules=("dominance", "bnb"), entropy_bound="tw")
+        for i in range(c.n):
+            for j in c.family_range(i):
+                assert c.scores[j] == pytest.approx(full.local_score(i, c.parents(j)), abs=1e-7)
+        assert opt(c) == pytest.approx(opt(full), rel=1e-9, abs=1e-7)
+
+
+def test_more_than_64_variables():
+    rng = np.random.default_rng(9)
+    N, n = 300, 70
+    data = rng.integers(0, 2, size=(N, n))
+    data[:, 1] = data[:, 0] ^ (rng.random(N) < 0.1)
+    data[:, 69] = data[:, 68] & data[:, 67]
+    data, ar = observed(data)
+    c = lpbn.score_data(data, max_parents=2)
+    assert c.n == 70 and c.bits.shape[1] == 2
+    assert c.local_score(1, (0,)) == pytest.approx(ref_score(data, ar, 1, (0,), "bic"), abs=1e-8)
+    assert c.local_score(69, (67, 68)) == pytest.approx(ref_score(data, ar, 69, (67, 68), "bic"), abs=1e-8)
+    for i in range(n):
+        assert c.local_score(i, ()) == pytest.approx(ref_score(data, ar, i, (), "bic"), abs=1e-8)
