@@ -496,3 +496,68 @@ def grow_cluster(seed, scores, adj, allowed, offsets, pset_ptr, pset_items, arg,
         nmem += 1
         gain = bg
     return members[:nmem].copy(), gain
+
+
+# ---------------------------------------------------------------------- primal separation
+@numba.njit(cache=True)
+def primal_grow(n, sfam, sptr, sitems, eta, seed, viol_tol):
+    """Greedy violated-cluster search at an LP point η (support candidates only).
+
+    Activity a(C) = sum_{i ∈ C} sum_{s ∩ C = ∅} η_i(s) (the left side of eq. 6).  Starting
+    from {seed}, repeatedly add the node that minimises a(C ∪ k); returns the smallest-
+    activity cluster met on the way (size >= 2) and its activity.
+    """
+    ns = eta.shape[0]
+    inC = np.zeros(n, dtype=np.bool_)
+    inC[seed] = True
+    members = np.empty(n, dtype=np.int64)
+    members[0] = seed
+    nmem = 1
+    best_a = np.inf
+    best_n = 0
+    touch = np.zeros(n, dtype=np.bool_)
+    for _ in range(n - 1):
+        # candidate nodes: parents in the support of members, and children of members
+        touch[:] = False
+        for j in range(ns):
+            f = sfam[j]
+            if inC[f]:
+                for q in range(sptr[j], sptr[j + 1]):
+                    touch[sitems[q]] = True
+            else:
+                for q in range(sptr[j], sptr[j + 1]):
+                    if inC[sitems[q]]:
+                        touch[f] = True
+                        break
+        bk = -1
+        ba = np.inf
+        for k in range(n):
+            if inC[k] or not touch[k]:
+                continue
+            inC[k] = True
+            a = 0.0
+            for j in range(ns):
+                if not inC[sfam[j]]:
+                    continue
+                ok = True
+                for q in range(sptr[j], sptr[j + 1]):
+                    if inC[sitems[q]]:
+                        ok = False
+                        break
+                if ok:
+                    a += eta[j]
+            inC[k] = False
+            if a < ba:
+                ba = a
+                bk = k
+        if bk < 0:
+            break
+        inC[bk] = True
+        members[nmem] = bk
+        nmem += 1
+        if ba < best_a:
+            best_a = ba
+            best_n = nmem
+        if ba < 1.0 - viol_tol:
+            break
+    return members[:best_n].copy(), best_a

@@ -29,7 +29,8 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
     """Solve the dual LP exactly over the state's clusters and allowed candidates.
 
     Returns (solver reported optimal, LP objective); the state's λ is replaced by λ*
-    only when that does not worsen the certified dual value.
+    only when that does not worsen the certified dual value.  The primal solution η
+    (the LP duals of the epigraph rows) is left in ``state.eta`` for primal separation.
     """
     n, Kc = state.n, state.K
     allowed = state.allowed
@@ -60,7 +61,15 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
         options["time_limit"] = max(0.1, float(time_limit))
     res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs-ds", options=options)
     if res.status != 0 or res.x is None:
+        state.eta = None
         return False, math.nan
+    eta = np.zeros(m_all)
+    marg = getattr(getattr(res, "ineqlin", None), "marginals", None)
+    if marg is not None:
+        eta[rows] = np.maximum(-np.asarray(marg), 0.0)
+        state.eta = eta
+    else:
+        state.eta = None
     before = state.exact_value()
     old = state.lam.copy()
     state.set_lambda(np.maximum(res.x[n:], 0.0))

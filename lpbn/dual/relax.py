@@ -43,6 +43,7 @@ class RelaxStats:
     rounds: int = 0
     sweeps: int = 0
     added: int = 0
+    polishes: int = 0
     history: list = field(default_factory=list)
 
 
@@ -55,8 +56,12 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
           deadline: float = math.inf, max_sweeps: int | None = None, max_rounds: int = 10_000,
           subgradient_steps: int = 4, on_sweep: Callable[[float], None] | None = None,
           on_bound: Callable[[float], None] | None = None, stall_rounds: int = 2,
-          eps0: float | None = None) -> tuple[float, np.ndarray, RelaxStats]:
+          eps0: float | None = None, lp_polish: bool = False) -> tuple[float, np.ndarray, RelaxStats]:
     """Minimise the dual over the current (and separated) clusters.
+
+    With ``lp_polish`` a stalled CD is followed each round by an exact solve of the dual LP
+    over the current clusters (:mod:`lpbn.dual.polish`), which moves λ off the CD stall
+    point so separation and decoding see an LP-optimal dual.
 
     Returns (certified dual value of the best λ, best λ, stats).  The value is recomputed
     from λ without drift; -inf means the restricted problem admits no DAG.
@@ -89,8 +94,20 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         inc.offer(choice, score)
         if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
             break
+        if lp_polish and state.K:
+            from .polish import polish
+            rem = deadline - time.perf_counter()
+            polish(state, None if not math.isfinite(rem) else max(0.2, rem))
+            st.polishes += 1
+            v = state.value()
+            if v < best_v:
+                best_v, best_lam = v, state.lam.copy()
+                if on_bound is not None:
+                    on_bound(best_v)
+            choice, score, _ = state.decode()
+            inc.offer(choice, score)
         # subgradient phase (eqs. 12-13)
-        if state.K and subgradient_steps:
+        elif state.K and subgradient_steps:
             if eps0 is None:
                 pos = state.lam[state.lam > 0]
                 eps0 = 0.5 * float(np.median(pos)) if len(pos) else 1.0

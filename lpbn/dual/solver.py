@@ -193,7 +193,7 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
 
 
 def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
-               node_sweeps: int = 2000, root_polish: bool = False,
+               node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
                on_sweep: Callable[[dict[str, Any]], None] | None = None, **_: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -206,6 +206,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if prune:
         cache = cache.prune_dominated()
     tol = control.tolerance
+    if lp_polish is None:
+        lp_polish = cache.m <= POLISH_MAX_ROWS
     state = DualState(cache)
     stats = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0, "decodes": 0,
              "max_depth": 0, "pruned_candidates": orig.m - cache.m, "root_bound": None}
@@ -267,7 +269,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         value, lam, st = relax(state, inc, separate=True, tol=tol, deadline=deadline,
                                max_sweeps=None if is_root else node_sweeps,
                                on_sweep=sweep_hook if on_sweep is not None else None,
-                               on_bound=bound_hook)
+                               on_bound=bound_hook, lp_polish=lp_polish)
+        stats["polishes"] = stats.get("polishes", 0) + st.polishes
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))
             value = min(value, state.value())

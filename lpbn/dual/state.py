@@ -50,6 +50,7 @@ class DualState:
         self.flips = np.zeros(self.n, dtype=np.int64)
         self.sweeps = 0
         self.subgradient_steps = 0
+        self.eta: np.ndarray | None = None   # primal LP point after an exact polish
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -186,6 +187,36 @@ class DualState:
         added = self._separate_cycles(max_new, max_fw)
         if added == 0 and grow:
             added = self._separate_grow(max_new, deadline)
+        if added == 0 and self.eta is not None:
+            added = self._separate_primal(max_new, deadline)
+        return added
+
+    def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6) -> int:
+        """Clusters violated by the LP point η from the exact polish (greedy growth on the
+        activity of eq. 6).  Used when the dual criteria find nothing: at an exact LP optimum
+        the dual is degenerate (ties make every δ_ji <= 0), so the §5.3 tests go blind."""
+        eta = self.eta
+        self.eta = None
+        sup = np.flatnonzero(eta > 1e-9)
+        if len(sup) == 0:
+            return 0
+        sfam = self.family[sup].astype(np.int64)
+        sizes = self.sizes[sup].astype(np.int64)
+        sptr = np.zeros(len(sup) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=sptr[1:])
+        sitems = np.concatenate([self.pset_items[self.pset_ptr[j]:self.pset_ptr[j + 1]] for j in sup]
+                                ).astype(np.int64) if sptr[-1] else np.zeros(0, dtype=np.int64)
+        added = 0
+        fam_support = np.unique(sfam)
+        for seed in fam_support:
+            if time.perf_counter() > deadline:
+                break
+            members, act = K.primal_grow(self.n, sfam, sptr, sitems, eta[sup], int(seed), viol_tol)
+            if len(members) >= 2 and act < 1.0 - viol_tol:
+                if self.add_cluster(members.tolist()):
+                    added += 1
+                    if added >= max_new:
+                        break
         return added
 
     def _positive_gain(self, c: int) -> float:
