@@ -159,7 +159,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     for i, v in enumerate(cand):
         # dense joint table of (X_v, X) when small, else the general counter
         if ar[v] * rx <= DENSE_CELLS:
-            ej, epa, _, _, _ = extend_and_count_dense(zero, ctx.cols[v], int(ar[v]), scratch, ctx.cols[x], rx,
+            ej, epa, _, _, _, _ = extend_and_count_dense(zero, ctx.cols[v], int(ar[v]), scratch, ctx.cols[x], rx,
                                                       int(ar[v]), cnt2, lgt, False, 1.0, 1.0)
             single[i] = ej - epa
         else:

@@ -96,7 +96,7 @@ def extend_codes(src, Q, col, r, dst, limit, mapbuf):
 def _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr):
     """Parts of the family statistics from the touched cells, resetting them.
 
-    Returns ``(E_joint, E_pa, F_joint, F_pa, #configs)`` with ``E(S) = sum_cfg n log n`` over
+    Returns ``(E_joint, E_pa, F_joint, F_pa, #parent configs, #joint cells)`` (non-empty) with ``E(S) = sum_cfg n log n`` over
     the configurations of a variable set S and ``F(S) = sum_cfg [lgamma(a_S + n) -
     lgamma(a_S)]`` (``a_S = ess / q_S``); then ``LL = E(C+X) - E(C)`` (Tian 2000 eq. 3) and
     ``BDeu = F(C+X) - F(C)``.  Both depend only on the variable set, so they can be shared
@@ -126,7 +126,7 @@ def _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr):
         for t in range(npa):
             epa += lgt[pacnt[tpa[t]]]
             pacnt[tpa[t]] = 0
-    return ej, epa, fj, fpa, npa
+    return ej, epa, fj, fpa, npa, nt
 
 
 @numba.njit(cache=True)
@@ -153,7 +153,7 @@ def family_parts(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
 
 @numba.njit(cache=True)
 def family_stats(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
-    """(LL, BDeu, #non-empty parent configurations) of child column ``xcol`` given ``codes``.
+    """(LL, BDeu, #non-empty cells of the joint table) of child column ``xcol`` given ``codes``.
 
     ``LL = sum_cells N log N - sum_pa N_pa log N_pa`` (Tian 2000 eq. 3, natural log, sign
     flipped).  BDeu (Heckerman et al. 1995) with ``aq = ess/q`` and ``aqr = ess/(q r)``:
@@ -176,8 +176,8 @@ def family_stats(codes, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aqr):
             tpa[npa] = c
             npa += 1
         pacnt[c] += 1
-    ej, epa, fj, fpa, npa = _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
-    return ej - epa, fj - fpa, npa
+    ej, epa, fj, fpa, npa, nt = _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
+    return ej - epa, fj - fpa, nt
 
 
 @numba.njit(cache=True)
@@ -220,6 +220,7 @@ def extend_and_count_dense(src, col, r, dst, xcol, rx, Q2, cnt, lgt, want_bdeu, 
     fj = 0.0
     fpa = 0.0
     npa = 0
+    nt = 0
     if want_bdeu:
         lar = math.lgamma(aqr)
         la = math.lgamma(aq)
@@ -232,6 +233,7 @@ def extend_and_count_dense(src, col, r, dst, xcol, rx, Q2, cnt, lgt, want_bdeu, 
         for k in range(rx):
             v = cnt[base + k]
             if v > 0:
+                nt += 1
                 w += v
                 ej += lgt[v]
                 if want_bdeu:
@@ -242,7 +244,7 @@ def extend_and_count_dense(src, col, r, dst, xcol, rx, Q2, cnt, lgt, want_bdeu, 
             epa += lgt[w]
             if want_bdeu:
                 fpa += math.lgamma(aq + w) - la
-    return ej, epa, fj, fpa, npa
+    return ej, epa, fj, fpa, npa, nt
 
 
 @numba.njit(cache=True)

@@ -18,9 +18,13 @@ c. **Depth-first branch and bound** (Tian 2000 §5, Fig. 3) over the set-enumera
    (``O(|T| N)`` per node instead of ``O(|W| N)``).
 d. **Superset bounds** (de Campos & Ji 2011 style): for BIC/MDL/AIC the penalty bound above;
    for BDeu ``BDeu(S) <= LL(X|S) <= LL(X|T,W)`` (the Dirichlet-multinomial marginal is a
-   mixture of multinomials, so it never exceeds the maximum likelihood) and
-   ``BDeu(S) <= -ln(r_X) · #non-empty configurations of T`` (the first row of each non-empty
-   configuration of S contributes exactly ``ln(1/r_X)``).
+   mixture of multinomials, so it never exceeds the maximum likelihood) and, for S ⊇ T,
+   ``BDeu(S) <= -ln(r_X) · #non-empty cells of the (T, X) table``.  Proof: write a
+   configuration's marginal as the product over its rows of ``(a/r + m)/(a + t)``; its first
+   row gives ``1/r`` and every later first occurrence of a state at most
+   ``(a/r)/(a + 1) <= 1/r``, other rows at most 1.  A T-configuration with k observed states
+   is split by S into J sub-configurations holding, together, at least k first
+   occurrences, each worth at most ``ln(1/r)``.
 
 In fixed-order mode (``global_ref``) the reference is the best score found so far over all
 candidates (the paper's ``minMDL``), and only improving sets are recorded.
@@ -110,9 +114,10 @@ def _grow(arr, need):
 
 
 @numba.njit(cache=True)
-def _bound(kind, ll_ub, qC, rx, nzT, N):
+def _bound(kind, ll_ub, qC, rx, cellsT, N):
+    """Upper bound on the score of every S ⊇ T ∪ {q} (see the module docstring, rule d)."""
     if kind == 3:
-        b2 = -math.log(rx) * nzT if rx > 1 else 0.0
+        b2 = -math.log(rx) * cellsT if rx > 1 else 0.0
         return min(ll_ub, b2)
     return ll_ub - penalty_coef(kind, N) * (rx - 1) * qC
 
@@ -308,7 +313,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             keyC, keyCX = _joint_keys(gv, d + 1, x, JB)
         if known:
             sc = memo[key]
-            nz = jZ.get(keyC, 1) if joint_ok else 1  # 1 is a valid (weaker) BDeu bound count
+            nz = jZ.get(keyCX, 1) if joint_ok else 1  # 1 is a valid (weaker) BDeu bound count
         elif joint_ok and keyC in jE and keyCX in jE:
             ll = jE[keyCX] - jE[keyC]
             bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
@@ -327,15 +332,15 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             fresh = True
             if Qd[d] * rq * rx <= DENSE_CELLS:
                 Qd[d + 1] = Qd[d] * rq
-                ej, epa, fj, fpa, nz = extend_and_count_dense(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
+                ej, epa, fj, fpa, npa, nz = extend_and_count_dense(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
                                                               Qd[d + 1], cnt, lgt, want_bdeu, aq, aq / rx)
             elif Qd[d] * rq <= qlimit:
                 Qd[d + 1] = Qd[d] * rq
-                ej, epa, fj, fpa, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
+                ej, epa, fj, fpa, npa, nz = extend_and_count(codes[d], cols[q], rq, codes[d + 1], xcol, rx,
                                                         cnt, pacnt, twa, twb, lgt, want_bdeu, aq, aq / rx)
             else:
                 Qd[d + 1] = extend_codes(codes[d], Qd[d], cols[q], rq, codes[d + 1], qlimit, mapbuf)
-                ej, epa, fj, fpa, nz = family_parts(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu,
+                ej, epa, fj, fpa, npa, nz = family_parts(codes[d + 1], xcol, rx, cnt, pacnt, lgt, want_bdeu,
                                                     aq, aq / rx)
             ll = ej - epa
             bd = fj - fpa
@@ -344,7 +349,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 jE[keyCX] = ej
                 jF[keyC] = fpa
                 jF[keyCX] = fj
-                jZ[keyC] = nz
+                jZ[keyC] = npa
+                jZ[keyCX] = nz
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
         if memo_ok:
@@ -471,15 +477,15 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, 
                 bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
             else:
                 if Q * arities[v] * rx <= DENSE_CELLS:
-                    ej, epa, fj, fpa, nz = extend_and_count_dense(cur, cols[v], arities[v], tmp, xcol, rx,
+                    ej, epa, fj, fpa, npa, nz = extend_and_count_dense(cur, cols[v], arities[v], tmp, xcol, rx,
                                                                   Q * arities[v], cnt, lgt, want_bdeu, aq,
                                                                   aq / rx)
                 elif Q * arities[v] <= qlimit:
-                    ej, epa, fj, fpa, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt,
+                    ej, epa, fj, fpa, npa, nz = extend_and_count(cur, cols[v], arities[v], tmp, xcol, rx, cnt,
                                                             pacnt, sc1, sc2, lgt, want_bdeu, aq, aq / rx)
                 else:
                     extend_codes(cur, Q, cols[v], arities[v], tmp, qlimit, mapbuf)
-                    ej, epa, fj, fpa, nz = family_parts(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
+                    ej, epa, fj, fpa, npa, nz = family_parts(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
                 ll = ej - epa
                 bd = fj - fpa
                 if joint_ok and len(jE) < jcap:
@@ -487,7 +493,8 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, 
                     jE[keyCX] = ej
                     jF[keyC] = fpa
                     jF[keyCX] = fj
-                    jZ[keyC] = nz
+                    jZ[keyC] = npa
+                jZ[keyCX] = nz
             sc = local_score(kind, ll, bd, qC, rx, N)
             if sc > bsc:
                 bsc = sc
