@@ -1,0 +1,179 @@
+"""method="dual" (Jaakkola et al. 2010): exactness, bound validity, anytime limits, root LP."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lpbn
+from lpbn.clusters import ClusterFamily
+from lpbn.dual.solver import root_relaxation
+from lpbn.dual.state import DualState
+from lpbn.formats import read_scores
+from lpbn.testing import random_cache
+
+TOL = 1e-6
+
+
+def rel(a, b):
+    return abs(a - b) / max(1.0, abs(b))
+
+
+def optimum(cache):
+    return lpbn.solve(cache, method="dp").score
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 8), seed=st.integers(0, 10_000), ints=st.booleans(),
+       density=st.sampled_from([0.3, 0.6, 0.9]), polish=st.booleans())
+def test_bounds_valid_after_every_sweep_and_optimal(n, seed, ints, density, polish):
+    cache = random_cache(n, seed=seed, max_parents=3, density=density, integer_scores=ints)
+    opt = optimum(cache)
+    seen = []
+
+    def hook(info):
+        seen.append(info)
+        assert info["bound"] >= opt - TOL * max(1, abs(opt)), info
+        assert info["best"] <= opt + TOL * max(1, abs(opt)), info
+
+    trace = []
+    r = lpbn.solve(cache, method="dual", on_sweep=hook, lp_polish=polish, callback=trace.append)
+    assert r.status == "optimal"
+    assert rel(r.score, opt) <= TOL
+    assert r.upper_bound >= r.score
+    assert rel(r.upper_bound, opt) <= 1e-8
+    assert r.dag.is_acyclic()
+    assert rel(cache.dag_score(r.dag.parents), r.score) <= 1e-12
+    for _, best, bound in r.trace:
+        assert best <= opt + TOL * max(1, abs(opt))
+        assert bound >= opt - TOL * max(1, abs(opt))
+    for k in ("nodes", "clusters", "iterations"):
+        assert k in r.stats
+
+
+def test_pure_cd_mode_is_exact():
+    """Without the LP polish the solver is the paper's CD + subgradient + B&B alone."""
+    for seed in range(6):
+        cache = random_cache(7, seed=seed, density=0.6)
+        r = lpbn.solve(cache, method="dual", lp_polish=False)
+        assert r.status == "optimal" and rel(r.score, optimum(cache)) <= TOL
+
+
+def test_bundled_exact_files(instances, known_optima):
+    done = 0
+    for relpath, v in sorted(known_optima["exact_dp"].items(), key=lambda kv: kv[1]["n"]):
+        cache = read_scores(instances / relpath)
+        if cache.m > 600 or cache.n > 14:
+            continue
+        r = lpbn.solve(cache, method="dual", time_limit=60)
+        assert r.status == "optimal", relpath
+        assert rel(r.score, v["optimum"]) <= TOL, relpath
+        done += 1
+        if done >= 40:
+            break
+    assert done >= 10
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "voting", "hepatitis", "insurance1000", "water1000",
+                                  "mildew1000", "barley1000"])
+def test_gobnilp_anchor_optima(instances, known_optima, name):
+    key = f"anchors/gobnilp-bic3/{name}.BIC.p3.jkl"
+    v = known_optima["gobnilp_bic3"][key]
+    r = lpbn.solve(read_scores(instances / key), method="dual", time_limit=120)
+    assert r.status == "optimal"
+    assert rel(r.score, v["optimum"]) <= TOL
+    assert r.upper_bound >= v["optimum"] - TOL * abs(v["optimum"])
+    assert isinstance(r.extra["clusters"], ClusterFamily)
+    assert r.extra["root_dual_value"] >= v["optimum"] - TOL * abs(v["optimum"])
+
+
+def test_limits_return_dag_and_valid_bound(instances, known_optima):
+    key = "anchors/gobnilp-bic3/alarm1000.BIC.p3.jkl"
+    opt = known_optima["gobnilp_bic3"][key]["optimum"]
+    cache = read_scores(instances / key)
+    r = lpbn.solve(cache, method="dual", time_limit=0.5)
+    assert r.status in ("time_limit", "optimal")
+    assert r.dag is not None and r.dag.is_acyclic() and math.isfinite(r.gap)
+    assert r.score <= opt + TOL * abs(opt) <= r.upper_bound + 2 * TOL * abs(opt)
+    r = lpbn.solve(cache, method="dual", node_limit=1)
+    assert r.status in ("node_limit", "optimal") and r.dag is not None
+    assert r.upper_bound >= opt - TOL * abs(opt)
+    r = lpbn.solve(cache, method="dual", gap_limit=0.05)
+    assert r.status in ("gap_limit", "optimal") and r.gap <= 0.05
+    assert r.upper_bound >= opt - TOL * abs(opt)
+
+
+def test_root_relaxation_interface():
+    cache = random_cache(8, seed=3, density=0.7)
+    opt = optimum(cache)
+    # no clusters, no separation: the dual is sum_i max_s W_i(s), exactly the LP
+    rr = root_relaxation(cache, None, separate=False)
+    assert len(rr.clusters) == 0 and rr.converged
+    assert rel(rr.value, float(cache.best_unconstrained().sum())) <= 1e-12
+    # given clusters only
+    fam = ClusterFamily(cache.n, [[0, 1], [1, 2, 3], list(range(cache.n))])
+    rr = root_relaxation(cache, fam, separate=False)
+    assert len(rr.clusters) == 3 and np.array_equal(rr.clusters.bits, fam.bits)
+    assert rr.converged and rr.value >= opt - TOL * abs(opt)
+    assert rr.best_dag is not None and rr.best_score <= opt + TOL * abs(opt)
+    # with separation the bound can only get tighter
+    rs = root_relaxation(cache, fam, separate=True)
+    assert rs.converged and rs.value <= rr.value + 1e-7 * abs(rr.value)
+    assert rs.value >= opt - TOL * abs(opt)
+    assert rs.best_score <= opt + TOL * abs(opt)
+
+
+def test_root_relaxation_matches_exact_lp():
+    """The CD + polish value equals an independently assembled primal LP (scipy)."""
+    from scipy.optimize import linprog
+    from lpbn.clusters import cluster_rows_csr
+    cache = random_cache(7, seed=11, density=0.8)
+    rr = root_relaxation(cache, None, separate=True)
+    assert rr.converged
+    ptr, idx = cluster_rows_csr(cache, rr.clusters.bits)
+    m, n, K = cache.m, cache.n, len(rr.clusters)
+    A_eq = np.zeros((n, m))
+    A_eq[cache.family, np.arange(m)] = 1
+    A_ub = np.zeros((K, m))
+    for c in range(K):
+        A_ub[c, idx[ptr[c]:ptr[c + 1]]] = -1
+    res = linprog(-cache.scores, A_ub=A_ub if K else None, b_ub=-np.ones(K) if K else None, A_eq=A_eq,
+                  b_eq=np.ones(n), bounds=(0, 1), method="highs")
+    assert res.status == 0
+    assert rel(rr.value, -res.fun) <= 1e-6
+
+
+def test_cd_sweep_monotone_and_decode_valid():
+    cache = random_cache(9, seed=5, density=0.7)
+    st_ = DualState(cache)
+    st_.add_cluster(range(cache.n))
+    st_.add_cluster([0, 1, 2])
+    vals = [st_.value()]
+    for _ in range(5):
+        vals.append(st_.sweep())
+    assert all(b <= a + 1e-9 for a, b in zip(vals, vals[1:]))
+    exact = st_.exact_value()
+    assert abs(exact - vals[-1]) <= 1e-9 * abs(exact)
+    choice, score, order = st_.decode()
+    assert np.all(choice >= 0) and score <= optimum(cache) + 1e-9
+
+
+def test_shared_exact_sample(shared):
+    """A bounded sample of the shared exact-optimum files (full sweep: lpbn.dual.benchmark)."""
+    known = json.loads((shared / "instances" / "KNOWN_OPTIMA.json").read_text())["computed_exact_dp"]
+    items = sorted(known.items(), key=lambda kv: kv[1]["n"])
+    picked = items[::max(1, len(items) // 15)]
+    for relpath, v in picked:
+        cache = read_scores(shared / "instances" / relpath)
+        if cache.m > 1500:
+            continue
+        r = lpbn.solve(cache, method="dual", time_limit=20)
+        assert r.upper_bound >= v["optimum"] - TOL * max(1, abs(v["optimum"])), relpath
+        assert r.score <= v["optimum"] + TOL * max(1, abs(v["optimum"])), relpath
+        if r.status == "optimal":
+            assert rel(r.score, v["optimum"]) <= TOL, relpath
