@@ -1,21 +1,20 @@
 """External memory for the frontier BFBnB search (Malone et al. 2011, §5.4–5.5).
 
 * :class:`TempArea` -- a private temporary directory, removed on success, error and
-  interrupt (it is a context manager; the search always runs inside ``with``).
-* :class:`Layer` -- one layer of the order graph (keys sorted in combinadic order, i.e.
-  ascending uint64 masks -- colex order of k-subsets -- and their g scores), either in
-  RAM or in a file streamed in chunks.
-* :class:`LayerBuilder` -- the next layer's open list: an in-RAM hash table (duplicates
-  detected in RAM first); when it would exceed its share of ``memory_limit`` it is
-  sorted and spilled to a run file, and at the end of the layer all runs are merged
-  with delayed duplicate detection (best g per node kept).
-* :class:`ReconFiles` -- per-layer records (node, leaf's chosen candidate) written to
-  disk once a layer is final, used to reconstruct the optimal DAG (§5.5).
+  interrupt (the search always runs inside ``try/finally``).
+* Each order-graph layer is written sequentially, in combinadic order, to three files:
+  node keys (uint64), g scores (float64) and the leaf's chosen candidate (int32).  The g
+  file is deleted once the next layer is built; keys and candidates stay for the
+  solution reconstruction (§5.5: "for each order graph node we write the subset of
+  variables, the leaf variable and its optimal parents"), which binary-searches them.
+* :class:`LayerSource` feeds the n successor streams of :func:`kernels.merge_expand`:
+  from RAM when the layer fits the budget (all streams share one array, no copy), else
+  from disk through one buffer per stream.
 
-Memory model (bytes, ``M = memory_limit``): hash table ≤ 0.35·M (20 B per slot, load
-≤ 0.7), the current layer is kept in RAM only when it needs ≤ 0.2·M (16 B per node),
-else it is streamed from disk; sort/merge temporaries ≤ ~0.3·M.  Everything else
-(interpreter, numba, the score cache) is the constant on top of ``M``.
+Memory model (``M = memory_limit``): a layer is loaded into RAM only when it needs
+≤ 0.4·M (16 B per node); otherwise the streams' buffers take ≤ 0.2·M; the output buffer
+takes ≤ 0.1·M.  Everything else (interpreter, numba, score cache, heuristic tables) is
+the constant on top of ``M``.
 """
 
 from __future__ import annotations
@@ -25,17 +24,6 @@ import shutil
 import tempfile
 
 import numpy as np
-
-from . import kernels as K
-
-#: generated successor records of a spill run: node, g, chosen candidate (global index)
-GEN = np.dtype([("k", "<u8"), ("g", "<f8"), ("c", "<i4")])
-#: nodes of a layer kept on disk
-NODE = np.dtype([("k", "<u8"), ("g", "<f8")])
-#: reconstruction records (§5.5): node and the candidate of its leaf
-RECON = np.dtype([("k", "<u8"), ("c", "<i4")])
-
-_WRITE_CHUNK = 1 << 18
 
 
 class TempArea:
@@ -69,228 +57,107 @@ class TempArea:
         self.cleanup()
 
 
-class Layer:
-    """Nodes of one order-graph layer, sorted by key, in RAM or in a NODE file."""
+class LayerFiles:
+    """The files of one layer: ``keys`` (u8), ``g`` (f8), ``cand`` (i4), written in order."""
 
-    def __init__(self, count: int, keys: np.ndarray | None = None, g: np.ndarray | None = None,
-                 path: str | None = None):
-        self.count = int(count)
-        self.keys = keys
-        self.g = g
-        self.path = path
+    def __init__(self, area: TempArea, level: int):
+        self.area = area
+        self.level = level
+        self.paths = {k: area.file(f"layer{level:02d}.{k}") for k in ("keys", "g", "cand")}
+        self.count = 0
+        self._fh = None
+
+    def open_write(self) -> None:
+        self._fh = {k: open(p, "wb") for k, p in self.paths.items()}
+
+    def append(self, keys: np.ndarray, g: np.ndarray, cand: np.ndarray) -> None:
+        keys.tofile(self._fh["keys"])
+        g.tofile(self._fh["g"])
+        cand.tofile(self._fh["cand"])
+        self.count += len(keys)
+        self.area.bytes_written += keys.nbytes + g.nbytes + cand.nbytes
+
+    def close(self) -> None:
+        if self._fh:
+            for fh in self._fh.values():
+                fh.close()
+            self._fh = None
+
+    def load(self) -> tuple[np.ndarray, np.ndarray]:
+        """The whole layer's keys and g in RAM."""
+        return (np.fromfile(self.paths["keys"], dtype=np.uint64, count=self.count),
+                np.fromfile(self.paths["g"], dtype=np.float64, count=self.count))
+
+    def drop_scores(self) -> None:
+        try:
+            os.remove(self.paths["g"])
+        except FileNotFoundError:
+            pass
+
+    def lookup(self, key: int) -> int:
+        """Candidate recorded for node ``key`` (binary search in the keys file, §5.5)."""
+        if self.count == 0:
+            raise KeyError(key)
+        keys = np.memmap(self.paths["keys"], dtype=np.uint64, mode="r", shape=(self.count,))
+        try:
+            i = int(np.searchsorted(keys, np.uint64(key)))
+            if i == self.count or int(keys[i]) != key:
+                raise KeyError(key)
+        finally:
+            del keys
+        with open(self.paths["cand"], "rb") as fh:
+            fh.seek(4 * i)
+            return int(np.frombuffer(fh.read(4), dtype=np.int32)[0])
+
+
+class LayerSource:
+    """Per-stream read buffers over one layer (``bk, bg, blen, bpos, bdone`` of the kernel)."""
+
+    def __init__(self, n: int, files: LayerFiles | None, keys: np.ndarray | None = None,
+                 g: np.ndarray | None = None, buffer: int = 1 << 16):
+        self.n = n
+        if keys is not None:                          # RAM: every stream reads the same array
+            self.count = len(keys)
+            self.bk = np.broadcast_to(keys, (n, self.count))
+            self.bg = np.broadcast_to(g, (n, self.count))
+            self.blen = np.full(n, self.count, dtype=np.int64)
+            self.bdone = np.ones(n, dtype=np.bool_)
+            self.files = None
+        else:
+            self.count = files.count
+            self.files = files
+            size = max(1, min(buffer, self.count))
+            self.bk = np.empty((n, size), dtype=np.uint64)
+            self.bg = np.empty((n, size), dtype=np.float64)
+            self.blen = np.zeros(n, dtype=np.int64)
+            self.bdone = np.zeros(n, dtype=np.bool_)
+            self.fpos = np.zeros(n, dtype=np.int64)
+            self.fk = open(files.paths["keys"], "rb")
+            self.fg = open(files.paths["g"], "rb")
+            for x in range(n):
+                self.refill(x)
+        self.bpos = np.zeros(n, dtype=np.int64)
 
     @property
     def in_memory(self) -> bool:
-        return self.keys is not None
+        return self.files is None
 
-    def chunks(self, size: int):
-        """Yield ``(keys, g)`` chunks of at most ``size`` nodes, in order."""
-        if self.in_memory:
-            for a in range(0, self.count, size):
-                yield self.keys[a:a + size], self.g[a:a + size]
-            return
-        with open(self.path, "rb") as fh:
-            done = 0
-            while done < self.count:
-                rec = np.fromfile(fh, dtype=NODE, count=min(size, self.count - done))
-                if len(rec) == 0:
-                    raise OSError(f"{self.path}: layer file is truncated")
-                done += len(rec)
-                yield np.ascontiguousarray(rec["k"]), np.ascontiguousarray(rec["g"])
+    def refill(self, x: int) -> None:
+        """Read the next chunk of the layer into stream x's buffer."""
+        start = int(self.fpos[x])
+        cnt = min(self.bk.shape[1], self.count - start)
+        for fh, buf, size in ((self.fk, self.bk, 8), (self.fg, self.bg, 8)):
+            fh.seek(start * size)
+            got = fh.readinto(memoryview(buf[x, :cnt]).cast("B"))
+            if got != cnt * size:
+                raise OSError(f"{fh.name}: layer file is truncated")
+        self.fpos[x] = start + cnt
+        self.blen[x] = cnt
+        if hasattr(self, "bpos"):
+            self.bpos[x] = 0
+        self.bdone[x] = self.fpos[x] >= self.count
 
-    def release(self) -> None:
-        self.keys = self.g = None
-        if self.path is not None:
-            try:
-                os.remove(self.path)
-            except FileNotFoundError:
-                pass
-            self.path = None
-
-
-class ReconFiles:
-    """Per-layer reconstruction records (§5.5), sorted by node key."""
-
-    def __init__(self, area: TempArea):
-        self.area = area
-        self.counts: dict[int, int] = {}
-
-    def path(self, layer: int) -> str:
-        return self.area.file(f"recon_{layer:02d}.bin")
-
-    def open(self, layer: int):
-        self.counts[layer] = 0
-        return open(self.path(layer), "wb")
-
-    def append(self, fh, layer: int, keys: np.ndarray, cand: np.ndarray) -> None:
-        rec = np.empty(len(keys), dtype=RECON)
-        rec["k"] = keys
-        rec["c"] = cand
-        rec.tofile(fh)
-        self.counts[layer] += len(keys)
-        self.area.bytes_written += rec.nbytes
-
-    def lookup(self, layer: int, key: int) -> int:
-        """Candidate recorded for node ``key`` of ``layer`` (binary search on disk)."""
-        count = self.counts.get(layer, 0)
-        if count == 0:
-            raise KeyError(key)
-        mm = np.memmap(self.path(layer), dtype=RECON, mode="r", shape=(count,))
-        try:
-            lo, hi = 0, count
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if int(mm[mid]["k"]) < key:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == count or int(mm[lo]["k"]) != key:
-                raise KeyError(key)
-            return int(mm[lo]["c"])
-        finally:
-            del mm
-
-
-def _pow2_at_least(x: int) -> int:
-    return 1 << max(0, int(x - 1).bit_length())
-
-
-class LayerBuilder:
-    """Open list of the next layer: RAM hash table + sorted spill runs (§5.4)."""
-
-    def __init__(self, area: TempArea, layer: int, memory_limit: int, expected: int):
-        self.area = area
-        self.layer = layer
-        cmax = max(1024, _pow2_at_least(int(0.35 * memory_limit / 20) + 1) // 2)
-        self.cap_max = cmax
-        cap = min(cmax, max(1024, _pow2_at_least(int(expected / 0.7) + 1)))
-        self._alloc(cap)
-        self.state = np.zeros(4, dtype=np.int64)      # count, generated, pruned, infeasible
-        self.fstate = np.full(2, -np.inf)              # max kept f, max pruned f
-        self.runs: list[tuple[int, int]] = []          # (first record, length) in the run file
-        self.run_path = area.file(f"runs_{layer:02d}.bin")
-        self.run_records = 0
-        self.spills = 0
-        self.merge_memory = max(1 << 14, int(0.15 * memory_limit))
-
-    def _alloc(self, cap: int) -> None:
-        self.cap = cap
-        self.keys = np.zeros(cap, dtype=np.uint64)
-        self.g = np.empty(cap, dtype=np.float64)
-        self.cand = np.empty(cap, dtype=np.int32)
-        self.shift = np.uint64(64 - (cap.bit_length() - 1))
-        self.max_count = int(0.7 * cap)
-
-    @property
-    def count(self) -> int:
-        return int(self.state[0])
-
-    def make_room(self, needed: int) -> None:
-        """Grow the table (up to its memory share) or spill it so ``needed`` more fit."""
-        while self.count + needed > self.max_count and self.cap < self.cap_max:
-            old = (self.keys, self.g, self.cand)
-            self._alloc(self.cap * 2)
-            K.rehash(*old, self.keys, self.g, self.cand, self.shift)
-            del old
-        if self.count + needed > self.max_count:
-            self.spill()
-
-    def spill(self) -> None:
-        """Sort the table's entries by key and append them as one run (writeTempFile)."""
-        c = K.compact(self.keys, self.g, self.cand)
-        if c == 0:
-            return
-        order = np.argsort(self.keys[:c], kind="quicksort")
-        with open(self.run_path, "ab") as fh:
-            for a in range(0, c, _WRITE_CHUNK):
-                idx = order[a:a + _WRITE_CHUNK]
-                rec = np.empty(len(idx), dtype=GEN)
-                rec["k"] = self.keys[idx]
-                rec["g"] = self.g[idx]
-                rec["c"] = self.cand[idx]
-                rec.tofile(fh)
-                self.area.bytes_written += rec.nbytes
-        del order
-        self.runs.append((self.run_records, c))
-        self.run_records += c
-        self.spills += 1
-        self.keys[:] = 0
-        self.state[0] = 0
-
-    def finish(self, recon: ReconFiles, ram_nodes: int, chunk: int) -> Layer:
-        """Final, sorted, duplicate-free layer (mergeTempFiles); writes its recon records."""
-        fh_recon = recon.open(self.layer)
-        try:
-            if not self.runs:
-                return self._finish_in_ram(recon, fh_recon)
-            self.spill()
-            self.keys = self.g = self.cand = None
-            return self._merge(recon, fh_recon, ram_nodes, chunk)
-        finally:
-            fh_recon.close()
-
-    def _finish_in_ram(self, recon: ReconFiles, fh_recon) -> Layer:
-        c = K.compact(self.keys, self.g, self.cand)
-        order = np.argsort(self.keys[:c], kind="quicksort")
-        for a in range(0, c, _WRITE_CHUNK):
-            idx = order[a:a + _WRITE_CHUNK]
-            recon.append(fh_recon, self.layer, self.keys[idx], self.cand[idx])
-        keys = self.keys[:c][order]
-        g = self.g[:c][order]
-        self.keys = self.g = self.cand = None
-        return Layer(c, keys=keys, g=g)
-
-    def _merge(self, recon: ReconFiles, fh_recon, ram_nodes: int, chunk: int) -> Layer:
-        """K-way merge of the sorted runs with delayed duplicate detection."""
-        nruns = len(self.runs)
-        per_run = max(256, self.merge_memory // (3 * GEN.itemsize * nruns))
-        pos = [start for start, _ in self.runs]
-        end = [start + length for start, length in self.runs]
-        bufs: list[np.ndarray | None] = [None] * nruns
-        out_path = self.area.file(f"layer_{self.layer:02d}.bin")
-        total = 0
-        maxkey = np.uint64(0xFFFFFFFFFFFFFFFF)
-        with open(self.run_path, "rb") as fin, open(out_path, "wb") as fout:
-            while True:
-                for r in range(nruns):
-                    if (bufs[r] is None or len(bufs[r]) == 0) and pos[r] < end[r]:
-                        fin.seek(pos[r] * GEN.itemsize)
-                        cnt = min(per_run, end[r] - pos[r])
-                        bufs[r] = np.fromfile(fin, dtype=GEN, count=cnt)
-                        if len(bufs[r]) != cnt:
-                            raise OSError(f"{self.run_path}: run file is truncated")
-                        pos[r] += cnt
-                live = [r for r in range(nruns) if bufs[r] is not None and len(bufs[r])]
-                if not live:
-                    break
-                safe = maxkey
-                for r in live:
-                    if pos[r] < end[r]:
-                        safe = min(safe, bufs[r]["k"][-1])
-                parts = []
-                for r in live:
-                    b = bufs[r]
-                    t = int(np.searchsorted(b["k"], safe, side="right"))
-                    if t:
-                        parts.append(b[:t])
-                        bufs[r] = b[t:]
-                batch = np.concatenate(parts)
-                order = np.argsort(batch["k"], kind="stable")
-                keys = np.ascontiguousarray(batch["k"][order])
-                g = np.ascontiguousarray(batch["g"][order])
-                cand = np.ascontiguousarray(batch["c"][order])
-                del batch, order, parts
-                c = K.dedupe_sorted(keys, g, cand)
-                rec = np.empty(c, dtype=NODE)
-                rec["k"] = keys[:c]
-                rec["g"] = g[:c]
-                rec.tofile(fout)
-                self.area.bytes_written += rec.nbytes
-                recon.append(fh_recon, self.layer, keys[:c], cand[:c])
-                total += c
-        os.remove(self.run_path)
-        if total <= ram_nodes:
-            rec = np.fromfile(out_path, dtype=NODE)
-            os.remove(out_path)
-            return Layer(total, keys=np.ascontiguousarray(rec["k"]), g=np.ascontiguousarray(rec["g"]))
-        return Layer(total, path=out_path)
+    def close(self) -> None:
+        if self.files is not None:
+            self.fk.close()
+            self.fg.close()

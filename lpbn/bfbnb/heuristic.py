@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-from .kernels import best_within
+from .kernels import best_within, build_bitvectors
 
 
 @dataclass
@@ -42,6 +42,8 @@ class Relabelled:
     table_off: np.ndarray       # (p,) int64 offset of each group's table in ``tables``
     tables: np.ndarray          # concatenated T_G arrays (float64)
     group_of: np.ndarray        # (n,) group of each new label
+    woff: np.ndarray            # (n+1,) first bit-vector word of each new label
+    bv: np.ndarray              # (words, n) candidate bit vectors (kernels.best_bits)
 
     def h_start(self) -> float:
         """h(∅): the initial upper bound on the optimum."""
@@ -140,9 +142,10 @@ def relabel(pruned: ScoreCache, groups: list[list[int]]) -> Relabelled:
     for gi, g in enumerate(groups):
         _fill_table(tables[toff[gi]:toff[gi] + (1 << len(g))], lo[gi], len(g), n, masks, starts,
                     stops, pruned.scores)
+    woff, bv = build_bitvectors(masks, starts, stops, n)
     return Relabelled(new_of_old, old_of_new, masks, starts, stops, pruned.scores,
                       np.array(lo, dtype=np.int64), np.array(gmask, dtype=np.uint64),
-                      np.array(toff, dtype=np.int64), tables, group_of)
+                      np.array(toff, dtype=np.int64), tables, group_of, woff, bv)
 
 
 @numba.njit(cache=True)

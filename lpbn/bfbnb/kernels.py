@@ -7,26 +7,29 @@ f > upper" becomes "prune f <= incumbent".
 
 BestScore(X, U) -- the paper's parent graphs (§5.2) -- is answered from the pruned score
 cache directly: candidates of X are stored best first, so the first candidate whose
-parent mask is a subset of U is BestScore(X, U).  It is only ever computed for order-graph
-nodes U that survived pruning, which is exactly the paper's ``isPresent`` restriction of
-the parent graphs (§5.1), without materialising any n·2^(n-1) table.
+parent mask is a subset of U is BestScore(X, U).  The subset test runs 64 candidates at a
+time on bit vectors (the sparse parent graphs of Yuan & Malone 2013): ``bv[w, Y]`` has
+bit t set when candidate 64·w + t of X does not contain Y, so the AND of ``bv[w, Y]`` over
+Y ∉ U marks the candidates inside U and its lowest set bit is the best one.  It is only
+ever computed for order-graph nodes U that survived pruning, which is exactly the
+paper's ``isPresent`` restriction of the parent graphs (§5.1), without materialising any
+n·2^(n-1) table.
 
-The next layer's open list is an open-addressing hash table (linear probing, key 0 = empty;
-layer >= 1 never contains the empty set), the "hash table to detect as many duplicates in
-RAM as possible" of §5.4.
+Duplicate detection without a hash table.  Layer l is sorted in combinadic (colex)
+order, which for single-word sets is ascending order of the masks.  For a fixed leaf X,
+U ↦ U ∪ {X} is monotone on the sets without X, so the successors through leaf X come out
+of a sequential scan of layer l already sorted: layer l+1 is the n-way merge of these n
+sorted streams, with duplicates (the same S reached through different leaves) detected
+and resolved (best g kept) as they meet in the merge -- the "sort, then merge with
+delayed duplicate detection" of §5.4 (Korf 2008), where the sorted runs are produced on
+the fly instead of being written first.  Every access is sequential, so each stream reads
+layer l through its own buffer (RAM or disk) and layer l+1 is written out sequentially.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@numba.njit(cache=True, inline="always")
-def _slot(key, shift):
-    return np.int64((key * _GOLDEN) >> shift)
 
 
 @numba.njit(cache=True, inline="always")
@@ -38,139 +41,185 @@ def best_within(masks, start, stop, notu):
     return -1
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_TABLE[((1 << _i) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _i
+
+
 @numba.njit(cache=True, inline="always")
-def group_values(u, full, group_lo, group_mask, table_off, tables, hv):
-    """Fill ``hv[i]`` = T_i((V∖U) ∩ G_i) (see :mod:`lpbn.bfbnb.heuristic`)."""
-    r = full & ~u
-    for i in range(group_lo.shape[0]):
-        hv[i] = tables[table_off[i] + np.int64((r >> np.uint64(group_lo[i])) & group_mask[i])]
+def lowest_bit(word):
+    """Index of the lowest set bit of a non-zero uint64 (de Bruijn multiplication)."""
+    low = word & (~word + np.uint64(1))
+    return _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
 
 
-@numba.njit(cache=True)
-def expand_chunk(keys_in, g_in, start, stop, n, layer, masks, starts, stops, scores,
-                 group_lo, group_mask, table_off, tables, group_of, threshold,
-                 tab_keys, tab_g, tab_cand, shift, max_count, state, fstate):
-    """Expand order-graph nodes ``start:stop`` into the hash table (Algorithm 1, EXPANDORDERGRAPH).
-
-    For every node U and every X ∉ U the successor S = U ∪ {X} gets
-    g = g(U) + BestScore(X, U) and f = g + h(S); it is pruned when f <= ``threshold``
-    (incumbent score + tolerance, §5.1), otherwise kept with the best g per S (duplicate
-    detection, §5.4).  h is the pattern-database heuristic of :mod:`lpbn.bfbnb.heuristic`
-    (eq. 3 with singleton groups).  Stops early, before a node whose successors might
-    not fit, when the table holds ``max_count`` entries; returns the next unexpanded index.
-
-    ``state`` (int64): [count, generated, pruned, infeasible]; ``fstate`` (float64):
-    [max f of kept successors, max f of pruned successors].
-    """
-    tmask = tab_keys.shape[0] - 1
-    count = state[0]
-    free = n - layer
+@numba.njit(cache=True, inline="always")
+def best_bits(x, u, n, woff, bv, starts):
+    """BestScore(X, U) on bit vectors (see module doc): global candidate index or -1."""
     one = np.uint64(1)
-    full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n)
-    p = group_lo.shape[0]
-    hv = np.empty(p)
-    others = np.empty(p)
-    for idx in range(start, stop):
-        if count + free > max_count:
-            state[0] = count
-            return idx
-        u = keys_in[idx]
-        gu = g_in[idx]
-        group_values(u, full, group_lo, group_mask, table_off, tables, hv)
-        for i in range(p):
-            o = 0.0
-            for k in range(p):
-                if k != i:
-                    o += hv[k]
-            others[i] = o
-        notu = ~u
-        r = full & notu
-        for x in range(n):
-            low = one << np.uint64(x)
-            if u & low:
-                continue
-            j = best_within(masks, starts[x], stops[x], notu)
-            state[1] += 1
-            if j < 0:
-                state[3] += 1
-                continue
-            gi = group_of[x]
-            rs = (r ^ low) >> np.uint64(group_lo[gi])
-            hs = others[gi] + tables[table_off[gi] + np.int64(rs & group_mask[gi])]
-            gs = gu + scores[j]
-            f = gs + hs
-            if f <= threshold:
-                state[2] += 1
-                if f > fstate[1]:
-                    fstate[1] = f
-                continue
-            s = u | low
-            h = _slot(s, shift)
-            while True:
-                k = tab_keys[h]
-                if k == 0:
-                    tab_keys[h] = s
-                    tab_g[h] = gs
-                    tab_cand[h] = j
-                    count += 1
-                    break
-                if k == s:
-                    if gs > tab_g[h]:
-                        tab_g[h] = gs
-                        tab_cand[h] = j
-                    break
-                h = (h + 1) & tmask
-            if f > fstate[0]:
-                fstate[0] = f
-    state[0] = count
-    return stop
+    for w in range(woff[x], woff[x + 1]):
+        acc = np.uint64(0xFFFFFFFFFFFFFFFF)
+        for y in range(n):
+            # y in U: OR with all ones leaves acc alone (branch free)
+            acc &= bv[w, y] | (np.uint64(0) - ((u >> np.uint64(y)) & one))
+        if acc:
+            return starts[x] + (w - woff[x]) * 64 + lowest_bit(acc)
+    return -1
 
 
 @numba.njit(cache=True)
-def rehash(old_keys, old_g, old_cand, new_keys, new_g, new_cand, shift):
-    """Move every entry of a table into a larger empty one."""
-    tmask = new_keys.shape[0] - 1
-    for i in range(old_keys.shape[0]):
-        k = old_keys[i]
-        if k == 0:
+def build_bitvectors(masks, starts, stops, n):
+    """``woff`` (n+1) and ``bv`` (words, n) of every variable's best-first candidate list."""
+    woff = np.zeros(n + 1, dtype=np.int64)
+    for x in range(n):
+        woff[x + 1] = woff[x] + (stops[x] - starts[x] + 63) // 64
+    bv = np.zeros((woff[n], n), dtype=np.uint64)
+    for x in range(n):
+        for t in range(stops[x] - starts[x]):
+            m = masks[starts[x] + t]
+            w = woff[x] + t // 64
+            bit = np.uint64(1) << np.uint64(t % 64)
+            for y in range(n):
+                if not (m >> np.uint64(y)) & np.uint64(1):
+                    bv[w, y] |= bit
+    return woff, bv
+
+
+NEED_REFILL = 1
+DONE = -1
+OUTPUT_FULL = -2
+YIELD = -3
+
+
+@numba.njit(cache=True, inline="always")
+def _h(s, full, group_lo, group_mask, table_off, tables):
+    """h(S) = Σ_i T_i((V∖S) ∩ G_i) (pattern databases, :mod:`lpbn.bfbnb.heuristic`)."""
+    r = full & ~s
+    h = 0.0
+    for i in range(group_lo.shape[0]):
+        h += tables[table_off[i] + np.int64((r >> np.uint64(group_lo[i])) & group_mask[i])]
+    return h
+
+
+@numba.njit(cache=True)
+def _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group_lo,
+             group_mask, table_off, tables, threshold, hkey, hg, hcand, hstate, state, fstate):
+    """Next kept successor U ∪ {x} of stream x (EXPANDORDERGRAPH's inner step, §5.1-5.2).
+
+    g = g(U) + BestScore(x, U); pruned when f = g + h(U ∪ {x}) <= threshold.  Returns 1 when
+    the stream's buffer must be refilled first, else 0 (hstate[x] = 1 head, 2 finished).
+    """
+    low = np.uint64(1) << np.uint64(x)
+    while bpos[x] < blen[x]:
+        u = bk[x, bpos[x]]
+        gu = bg[x, bpos[x]]
+        bpos[x] += 1
+        if u & low:
             continue
-        h = _slot(k, shift)
-        while new_keys[h] != 0:
-            h = (h + 1) & tmask
-        new_keys[h] = k
-        new_g[h] = old_g[i]
-        new_cand[h] = old_cand[i]
-
-
-@numba.njit(cache=True)
-def compact(tab_keys, tab_g, tab_cand):
-    """Move the occupied entries to the front of the table arrays (in place); return count."""
-    c = 0
-    for i in range(tab_keys.shape[0]):
-        k = tab_keys[i]
-        if k != 0:
-            tab_keys[c] = k
-            tab_g[c] = tab_g[i]
-            tab_cand[c] = tab_cand[i]
-            c += 1
-    return c
-
-
-@numba.njit(cache=True)
-def dedupe_sorted(keys, g, cand):
-    """Keep the best-g record of each key in a key-sorted batch (in place); return count."""
-    m = keys.shape[0]
-    if m == 0:
+        state[1] += 1
+        j = best_bits(x, u, n, woff, bv, starts)
+        if j < 0:
+            state[3] += 1
+            continue
+        gs = gu + scores[j]
+        s = u | low
+        f = gs + _h(s, full, group_lo, group_mask, table_off, tables)
+        if f <= threshold:
+            state[2] += 1
+            if f > fstate[1]:
+                fstate[1] = f
+            continue
+        if f > fstate[0]:
+            fstate[0] = f
+        hkey[x] = s
+        hg[x] = gs
+        hcand[x] = j
+        hstate[x] = 1
         return 0
-    c = 0
-    for i in range(1, m):
-        if keys[i] == keys[c]:
-            if g[i] > g[c]:
-                g[c] = g[i]
-                cand[c] = cand[i]
+    if bdone[x]:
+        hstate[x] = 2
+        return 0
+    return NEED_REFILL
+
+
+@numba.njit(cache=True, inline="always")
+def _sift_down(heap, hn, hkey, i):
+    while True:
+        a = 2 * i + 1
+        if a >= hn:
+            return
+        b = a + 1
+        c = a
+        if b < hn and hkey[heap[b]] < hkey[heap[a]]:
+            c = b
+        if hkey[heap[c]] < hkey[heap[i]]:
+            t = heap[c]
+            heap[c] = heap[i]
+            heap[i] = t
+            i = c
         else:
-            c += 1
-            keys[c] = keys[i]
-            g[c] = g[i]
-            cand[c] = cand[i]
-    return c + 1
+            return
+
+
+@numba.njit(cache=True)
+def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_lo,
+                 group_mask, table_off, tables, threshold, hkey, hg, hcand, hstate,
+                 out_k, out_g, out_c, ocount, state, fstate, max_pops):
+    """Build the next layer as the merge of the n per-leaf successor streams (see module doc).
+
+    Stream x reads layer l from its buffer ``bk[x, bpos[x]:blen[x]]`` (``bdone[x]``: no more
+    data beyond the buffer).  Kept successors are popped in ascending key order from a
+    binary heap; equal keys are merged into one output record with the best g and its
+    leaf's candidate.  Resumable: returns ``x >= 0`` when stream x needs a refill,
+    ``OUTPUT_FULL`` when the output buffer is full (the caller flushes all but the last
+    record), ``YIELD`` after ``max_pops`` pops (time-limit checks), ``DONE`` at the end.
+
+    ``state`` (int64): [pops, generated, pruned, infeasible]; ``fstate``: [max f kept,
+    max f pruned].
+    """
+    full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n)
+    for x in range(n):
+        if hstate[x] == 0:
+            if _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores,
+                        group_lo, group_mask, table_off, tables, threshold, hkey, hg, hcand,
+                        hstate, state, fstate):
+                return x
+    heap = np.empty(n, dtype=np.int64)
+    hn = 0
+    for x in range(n):
+        if hstate[x] == 1:
+            heap[hn] = x
+            hn += 1
+    for i in range(hn // 2 - 1, -1, -1):
+        _sift_down(heap, hn, hkey, i)
+    pops = 0
+    while hn > 0:
+        x = heap[0]
+        key = hkey[x]
+        oc = ocount[0]
+        if oc > 0 and out_k[oc - 1] == key:
+            if hg[x] > out_g[oc - 1]:
+                out_g[oc - 1] = hg[x]
+                out_c[oc - 1] = hcand[x]
+        else:
+            if oc == out_k.shape[0]:
+                return OUTPUT_FULL
+            out_k[oc] = key
+            out_g[oc] = hg[x]
+            out_c[oc] = hcand[x]
+            ocount[0] = oc + 1
+        hstate[x] = 0
+        state[0] += 1
+        if _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores,
+                    group_lo, group_mask, table_off, tables, threshold, hkey, hg, hcand,
+                    hstate, state, fstate):
+            return x
+        if hstate[x] == 2:
+            hn -= 1
+            heap[0] = heap[hn]
+        _sift_down(heap, hn, hkey, 0)
+        pops += 1
+        if pops >= max_pops:
+            return YIELD
+    return DONE

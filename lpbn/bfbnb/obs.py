@@ -57,13 +57,29 @@ def _evaluate(bits, offsets, scores, order, pre, choice):
 
 @numba.njit(cache=True)
 def _climb(bits, offsets, scores, order, pre, choice, eps):
-    """Adjacent-swap hill climbing to a local optimum (in place); return the score."""
+    """Hill climbing by adjacent swaps, then insertion moves, to a local optimum of both
+    (in place); return the score."""
     n = order.shape[0]
     W = bits.shape[1]
     total = _evaluate(bits, offsets, scores, order, pre, choice)
     if n < 2:
         return total
     tmp = np.empty(W, dtype=np.uint64)
+    outer = True
+    while outer:
+        _swap_climb(bits, offsets, scores, order, pre, choice, eps, tmp)
+        outer = _insertion_pass(bits, offsets, scores, order, pre, choice, eps)
+    total = 0.0
+    for v in range(n):
+        total += _sc(scores, choice[v])
+    return total
+
+
+@numba.njit(cache=True)
+def _swap_climb(bits, offsets, scores, order, pre, choice, eps, tmp):
+    """Adjacent-swap hill climbing (Teyssier & Koller 2005) to a local optimum (in place)."""
+    n = order.shape[0]
+    W = bits.shape[1]
     improved = True
     while improved:
         improved = False
@@ -90,15 +106,78 @@ def _climb(bits, offsets, scores, order, pre, choice, eps):
                 for w in range(W):
                     pre[i + 1, w] = tmp[w]
                 improved = True
-    total = 0.0
-    for v in range(n):
-        total += _sc(scores, choice[v])
-    return total
 
 
 @numba.njit(cache=True, inline="always")
 def _sc(scores, j):
     return scores[j] if j >= 0 else -np.inf
+
+
+@numba.njit(cache=True)
+def _insertion_pass(bits, offsets, scores, order, pre, choice, eps):
+    """One pass of insertion moves (move one variable to another position); True if improved.
+
+    Moving v from position i forward past w_1..w_k is a chain of adjacent swaps: v's allowed
+    parents grow to pre[i] + {w_1..w_k} while each w_t loses v, so the score change of every
+    target position is accumulated with two best-first scans per step (same backwards).
+    """
+    n = order.shape[0]
+    W = bits.shape[1]
+    allowed = np.empty(W, dtype=np.uint64)
+    tmp = np.empty(W, dtype=np.uint64)
+    improved = False
+    for i in range(n):
+        v = order[i]
+        cur_v = _sc(scores, choice[v])
+        vb = np.uint64(1) << np.uint64(v & 63)
+        # forward
+        best_delta = eps
+        best_j = -1
+        acc = 0.0
+        for w in range(W):
+            allowed[w] = pre[i, w]
+        for t in range(i + 1, n):
+            u = order[t]
+            allowed[u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+            for w in range(W):
+                tmp[w] = pre[t, w]
+            tmp[v >> 6] &= ~vb
+            ju = _best_in(bits, offsets[u], offsets[u + 1], tmp)
+            if ju < 0:
+                break
+            acc += scores[ju] - _sc(scores, choice[u])
+            jv = _best_in(bits, offsets[v], offsets[v + 1], allowed)
+            if jv >= 0:
+                d = acc + scores[jv] - cur_v
+                if d > best_delta:
+                    best_delta = d
+                    best_j = t
+        # backward
+        acc = 0.0
+        for t in range(i - 1, -1, -1):
+            u = order[t]
+            for w in range(W):
+                tmp[w] = pre[t, w]
+            tmp[v >> 6] |= vb
+            ju = _best_in(bits, offsets[u], offsets[u + 1], tmp)
+            acc += _sc(scores, ju) - _sc(scores, choice[u])
+            jv = _best_in(bits, offsets[v], offsets[v + 1], pre[t])
+            if jv >= 0:
+                d = acc + scores[jv] - cur_v
+                if d > best_delta:
+                    best_delta = d
+                    best_j = t
+        if best_j >= 0:
+            if best_j > i:
+                for t in range(i, best_j):
+                    order[t] = order[t + 1]
+            else:
+                for t in range(i, best_j, -1):
+                    order[t] = order[t - 1]
+            order[best_j] = v
+            _evaluate(bits, offsets, scores, order, pre, choice)
+            improved = True
+    return improved
 
 
 def _greedy_start(cache: ScoreCache) -> np.ndarray:
@@ -121,12 +200,15 @@ def _greedy_start(cache: ScoreCache) -> np.ndarray:
 
 
 def ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
-                    max_restarts: int | None = None) -> tuple[np.ndarray, float]:
+                    max_restarts: int | None = None,
+                    patience: int | None = None) -> tuple[np.ndarray, float]:
     """Best ordering found by OBS within ``time_limit`` seconds, and its DAG's score.
 
-    Starts from a greedy ordering, climbs by adjacent swaps, then repeatedly perturbs the
+    Starts from a greedy ordering, climbs by adjacent swaps and insertion moves, then
+    repeatedly perturbs the
     best ordering (a random segment is shuffled; every 8th restart is a fresh random
-    permutation) and climbs again.  Returns ``(order, score)``; the DAG is
+    permutation) and climbs again, until ``time_limit``, ``max_restarts`` or ``patience``
+    restarts in a row without improvement.  Returns ``(order, score)``; the DAG is
     ``cache.best_for_order(order)``.  Deterministic for a given seed and restart count.
     """
     n = cache.n
@@ -140,9 +222,11 @@ def ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
     order = _greedy_start(cache)
     best_score = _climb(bits, offsets, scores, order, pre, choice, eps)
     best_order = order.copy()
-    restarts = 0
-    while n > 2 and time.perf_counter() < deadline and (max_restarts is None or restarts < max_restarts):
+    restarts = since = 0
+    while n > 2 and time.perf_counter() < deadline and (max_restarts is None or restarts < max_restarts) \
+            and (patience is None or since < patience):
         restarts += 1
+        since += 1
         if restarts % 8 == 0:
             cand = rng.permutation(n).astype(np.int64)
         else:
@@ -155,6 +239,7 @@ def ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
         s = _climb(bits, offsets, scores, cand, pre, choice, eps)
         if s > best_score + eps:
             best_score, best_order = s, cand.copy()
+            since = 0
     # recompute exactly (sums in order) so the score matches cache.best_for_order
     _, total = cache.best_for_order(best_order)
     return best_order, float(total)

@@ -22,7 +22,6 @@ import errno
 import math
 import re
 import time
-from math import comb
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -31,14 +30,14 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import DAG, SolveResult
 from . import kernels as K
-from .external import Layer, LayerBuilder, ReconFiles, TempArea
+from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, make_groups, relabel
 from .obs import ordering_search
 
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
 MAX_VARIABLES = 64
-_STEP = 1 << 14            # nodes per kernel call (time-limit / interrupt latency)
+_POPS = 1 << 18            # merge steps per kernel call (time-limit / interrupt latency)
 
 
 def parse_memory(value: Any) -> int:
@@ -90,7 +89,8 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     initial_dag (alias upper_bound_dag, the paper's name) : DAG or parents per variable
         A heuristic solution, e.g. the dual solver's decoded DAG, used as incumbent if
         better than OBS's.
-    obs_time : seconds of ordering-based search for the incumbent (default scales with n).
+    obs_time : seconds of ordering-based search for the incumbent (default: up to
+        min(10, 0.1 + 0.005 n²), stopping after 500 + 50n restarts without improvement).
     dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
         its DAG and bound.
     heuristic : "static" (default; static pattern databases over groups of ``group_size``
@@ -122,11 +122,12 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                              "heuristic_seconds": time.perf_counter() - t0, "h_start": hstart}
 
     # ---- incumbent: OBS (+ optional given DAG / dual solver) -------------------------
+    patience = None
     if obs_time is None:
-        obs_time = min(2.0, 0.05 + 0.002 * n * n)
+        obs_time, patience = min(10.0, 0.1 + 0.005 * n * n), 500 + 50 * n
     if control.time_limit is not None:
         obs_time = min(obs_time, 0.2 * control.time_limit)
-    order, lb = ordering_search(pruned, seed=seed, time_limit=obs_time)
+    order, lb = ordering_search(pruned, seed=seed, time_limit=obs_time, patience=patience)
     choice, _ = pruned.best_for_order(order)
     inc_dag = _dag_from_choices(pruned, cache.names, choice)
     lb = float(np.sum(scores[choice]))
@@ -151,86 +152,126 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
     threshold = lb + eps
     pruned_max = -math.inf
-    expanded = generated = pruned_count = spills = 0
+    totals = np.zeros(4, dtype=np.int64)          # pops, generated, pruned, infeasible
     layer_sizes = [1]
+    disk_layers = 0
     status = None
     message = ""
-    ram_nodes = int(0.2 * mem / 16)
-    chunk_in = max(4096, int(0.05 * mem / 16))
+    budget = _Budget(mem, n)
     area = TempArea(tmp_dir)
-    recon = ReconFiles(area)
-    layer: Layer | None = Layer(1, keys=np.zeros(1, dtype=np.uint64), g=np.zeros(1))
+    files: list[LayerFiles | None] = [None] * (n + 1)
+    keys, g = np.zeros(1, dtype=np.uint64), np.zeros(1)
     peak_disk = 0
     goal_g = -math.inf
     try:
-        with area:
-            for level in range(n):
-                expected = min(comb(n, level + 1), 2 * layer.count * (n - level) // max(1, level + 1))
-                builder = LayerBuilder(area, level + 1, mem, expected)
-                for keys, g in layer.chunks(chunk_in):
-                    a, stop = 0, len(keys)
-                    while a < stop:
-                        builder.make_room(n - level)
-                        b = min(stop, a + _STEP)
-                        nxt = K.expand_chunk(keys, g, a, b, n, level, rl.masks, rl.starts, rl.stops,
-                                             scores, rl.group_lo, rl.group_mask, rl.table_off,
-                                             rl.tables, rl.group_of, threshold, builder.keys,
-                                             builder.g, builder.cand, builder.shift,
-                                             builder.max_count, builder.state, builder.fstate)
-                        expanded += nxt - a
-                        a = nxt
-                        status = control.should_stop(nodes=expanded)
-                        if status:
-                            break
-                    if status:
-                        break
-                generated += int(builder.state[1])
-                pruned_count += int(builder.state[2])
-                if status:
-                    message = f"stopped in layer {level + 1} of {n}"
-                    break
-                layer.release()
-                layer = None
-                layer = builder.finish(recon, ram_nodes, chunk_in)
-                spills += builder.spills
-                peak_disk = max(peak_disk, area.disk_usage())
-                pruned_max = max(pruned_max, float(builder.fstate[1]))
-                layer_sizes.append(layer.count)
-                if layer.count == 0:
-                    break
-                bound = max(float(builder.fstate[0]), pruned_max, lb)
-                control.improved(bound=bound, layer=level + 1, nodes=layer.count)
-            if status is None and layer is not None and layer.count == 1 and len(layer_sizes) == n + 1:
-                goal_g = float(next(layer.chunks(1))[1][0])
-                if goal_g > lb:
-                    inc_dag = _reconstruct(pruned, rl, cache.names, recon, n)
-                    lb = float(cache.dag_score(inc_dag.parents))
-            if status is None:
-                status = "optimal"
-                control.improved(best=lb, bound=max(lb, pruned_max, goal_g))
-            stats["disk_bytes_written"] = area.bytes_written
+        for level in range(n):
+            out = LayerFiles(area, level + 1)
+            files[level + 1] = out
+            src = LayerSource(n, files[level], keys, g, budget.stream_buffer) if keys is not None \
+                else LayerSource(n, files[level], buffer=budget.stream_buffer)
+            keys = g = None
+            try:
+                fstate, status = _build_layer(src, out, n, rl, scores, threshold, budget, control,
+                                              totals)
+            finally:
+                src.close()
+                out.close()
+            if files[level] is not None:
+                files[level].drop_scores()
+            if status:
+                message = f"stopped in layer {level + 1} of {n}"
+                break
+            peak_disk = max(peak_disk, area.disk_usage())
+            pruned_max = max(pruned_max, float(fstate[1]))
+            layer_sizes.append(out.count)
+            if out.count == 0:
+                break
+            if out.count <= budget.ram_nodes:
+                keys, g = out.load()
+            else:
+                disk_layers += 1
+            control.improved(bound=max(float(fstate[0]), pruned_max, lb), layer=level + 1,
+                             nodes=out.count)
+        if status is None and len(layer_sizes) == n + 1 and layer_sizes[-1] == 1:
+            goal_g = float(files[n].load()[1][0])
+            if goal_g > lb:
+                inc_dag = _reconstruct(pruned, rl, cache.names, files, n)
+                lb = float(cache.dag_score(inc_dag.parents))
+        if status is None:
+            status = "optimal"
+            control.improved(best=lb, bound=max(lb, pruned_max, goal_g))
     except KeyboardInterrupt:
         status, message = "interrupted", "interrupted by the user"
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
-        status, message = "memory_limit", f"temporary disk space exhausted in {tmp_dir or 'the temp dir'}: {exc}"
+        status = "memory_limit"
+        message = f"temporary disk space exhausted in {tmp_dir or 'the temp dir'}: {exc}"
     finally:
+        stats["disk_bytes_written"] = area.bytes_written
         area.cleanup()
-    stats.update(expanded=expanded, generated=generated, pruned=pruned_count, spills=spills,
-                 layer_sizes=layer_sizes, max_layer=max(layer_sizes), peak_disk_bytes=peak_disk)
+    stats.update(expanded=int(sum(layer_sizes[:-1])) if status == "optimal" else None,
+                 generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
+                 max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk)
     bound = control.bound if status != "optimal" else max(lb, pruned_max, goal_g)
     bound = max(bound, lb)
     return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
                        stats=stats, message=message)
 
 
-def _reconstruct(pruned: ScoreCache, rl: Relabelled, names, recon: ReconFiles, n: int) -> DAG:
+class _Budget:
+    """How ``memory_limit`` is shared (see :mod:`lpbn.bfbnb.external`)."""
+
+    def __init__(self, mem: int, n: int):
+        self.ram_nodes = int(0.4 * mem / 16)
+        self.stream_buffer = max(64, int(0.2 * mem / (16 * n)))
+        self.output = max(64, int(0.1 * mem / 20))
+
+
+def _build_layer(src: LayerSource, out: LayerFiles, n: int, rl: Relabelled, scores, threshold,
+                 budget: _Budget, control, totals):
+    """Run the merge kernel over one layer, writing the next; returns (fstate, stop status)."""
+    state = np.zeros(4, dtype=np.int64)
+    fstate = np.full(2, -np.inf)
+    hkey = np.zeros(n, dtype=np.uint64)
+    hg = np.zeros(n)
+    hcand = np.zeros(n, dtype=np.int32)
+    hstate = np.zeros(n, dtype=np.int8)
+    ok = np.empty(budget.output, dtype=np.uint64)
+    og = np.empty(budget.output)
+    oc = np.empty(budget.output, dtype=np.int32)
+    ocount = np.zeros(1, dtype=np.int64)
+    out.open_write()
+    status = None
+    while True:
+        r = K.merge_expand(src.bk, src.bg, src.blen, src.bpos, src.bdone, n, rl.woff, rl.bv,
+                           rl.starts, scores, rl.group_lo, rl.group_mask, rl.table_off, rl.tables,
+                           threshold, hkey, hg, hcand, hstate, ok, og, oc, ocount, state, fstate,
+                           _POPS)
+        if r >= 0:
+            src.refill(r)
+        elif r == K.OUTPUT_FULL:
+            c = int(ocount[0]) - 1
+            out.append(ok[:c], og[:c], oc[:c])
+            ok[0], og[0], oc[0] = ok[c], og[c], oc[c]
+            ocount[0] = 1
+        elif r == K.DONE:
+            c = int(ocount[0])
+            out.append(ok[:c], og[:c], oc[:c])
+            break
+        status = control.should_stop(nodes=int(totals[0] + state[0]))
+        if status:
+            break
+    totals += state
+    return fstate, status
+
+
+def _reconstruct(pruned: ScoreCache, rl: Relabelled, names, files, n: int) -> DAG:
     """Walk back from the goal through the per-layer records (§5.5); keys use rl's labels."""
     parents: list[tuple[int, ...]] = [()] * n
     key = (1 << n) - 1
     for level in range(n, 0, -1):
-        c = recon.lookup(level, key)
+        c = files[level].lookup(key)
         x = int(pruned.family[c])
         parents[x] = pruned.parents(c)
         key &= ~(1 << int(rl.new_of_old[x]))
