@@ -227,7 +227,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
         keep = _dominance_keep(sets, sizes, scores, k, ctx.n)
     idx = np.flatnonzero(keep)
     return {"x": x, "sets": sets[idx], "sizes": sizes[idx], "scores": scores[idx],
-            "counted": int(st[0]), "cut": int(st[1]), "tw_bounds": int(st[2]), "joint_hits": int(st[4]),
+            "counted": int(st[0]), "cut": int(st[1]), "tw_bounds": int(st[2]), "joint_hits": int(st[4]), "entropy_cuts": int(st[5]),
             "limit": int(limit), "bounds": bounds, "candidates": len(cand),
             "seconds": time.perf_counter() - t0}
 
@@ -338,6 +338,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
             "branches_cut": sum(r["cut"] for r in results),
             "tw_bounds": sum(r["tw_bounds"] for r in results),
             "joint_memo_hits": sum(r["joint_hits"] for r in results),
+            "entropy_rule_cuts": sum(r["entropy_cuts"] for r in results),
             "parent_limits": [r["limit"] for r in results],
             "seconds": time.perf_counter() - t0, "jobs": int(jobs),
         },

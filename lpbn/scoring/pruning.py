@@ -126,12 +126,14 @@ def _bound(kind, ll_ub, qC, rx, cellsT, N):
 def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
                  global_ref, k3_sets, k3_scores, qlimit, cnt, pacnt, mapbuf, use_bnb, use_dom,
                  jE, jF, jZ, jcap):
+    # use_ent: the entropy rule (de Campos et al. 2018) for penalised scores, k = 1
     """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
 
     ``cnt`` (>= qlimit * r_X cells), ``pacnt`` (>= qlimit) and ``mapbuf`` are zeroed scratch
     buffers, returned zeroed (reused across variables).
     Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
-    [families counted, branches cut, H(X|T,W) bounds computed, memo size, joint-memo hits].
+    [families counted, branches cut, H(X|T,W) bounds computed, memo size, joint-memo hits,
+    entropy-rule cuts].
 
     ``jE``/``jF``/``jZ`` map a variable set (over all variables) to ``E(S)``, ``F(S)`` and its
     number of non-empty configurations (see :func:`.counting._finish`); they persist across
@@ -160,7 +162,11 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     twb = np.empty(N, dtype=np.int64)
     sub = np.zeros(D + 1, dtype=np.int64)
     topk = np.full(max(k, 1), -np.inf)
-    stats = np.zeros(5, dtype=np.int64)
+    stats = np.zeros(6, dtype=np.int64)
+    use_ent = use_bnb and k == 1 and kind != 3
+    cpen = penalty_coef(kind, N) * (rx - 1)
+    excl = np.zeros((D + 1, max(m, 1)), dtype=np.bool_)
+    keyd = np.zeros(D + 2, dtype=np.int64)
     B = m + 1
     nvar = cols.shape[0]
     JB = nvar + 1
@@ -192,6 +198,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     nzd[0] = nz
     memo[0] = s0
     memo_best[0] = s0
+    if jcap > 0 and 0 not in jE:
+        jE[0] = lgt[N]  # E(∅) = N log N
     out_size[0] = 0
     out_score[0] = s0
     n_out = 1
@@ -220,6 +228,9 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             continue
         pos = nextpos[d]
         nextpos[d] -= 1
+        if use_ent and excl[d, pos]:
+            stats[5] += 1
+            continue
         q = order[pos]
         rq = arities[q]
         qC = qprod[d] * rq
@@ -299,6 +310,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         known = memo_ok and (key in memo)
         aq = ess / qC
         fresh = False
+        cut_below = False
         # keys of C and C+X over global variable ids (sorted), for the joint memo
         keyC = -1
         keyCX = -1
@@ -311,6 +323,14 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                     t -= 1
                 gv[t] = v
             keyC, keyCX = _joint_keys(gv, d + 1, x, JB)
+            # entropy rule: N·H(Y|T) <= c (r_X - 1)(r_Y - 1) q_T  =>  every S ⊇ T+Y in this
+            # subtree scores no better than S - Y (de Campos, Scanagatta, Corani & Zaffalon 2018)
+            if use_ent and keyC in jE and keyd[d] in jE:
+                hy = jE[keyd[d]] - jE[keyC]
+                if hy < cpen * (rq - 1) * qprod[d] - 1e-9 * (1.0 + abs(hy)):
+                    excl[d, pos] = True
+                    stats[5] += 1
+                    continue
         if known:
             sc = memo[key]
             nz = jZ.get(keyCX, 1) if joint_ok else 1  # 1 is a valid (weaker) BDeu bound count
@@ -353,6 +373,12 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 jZ[keyCX] = nz
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
+            if use_ent and joint_ok and keyd[d] in jE:
+                hy = jE[keyd[d]] - epa
+                if hy < cpen * (rq - 1) * qprod[d] - 1e-9 * (1.0 + abs(hy)):
+                    excl[d, pos] = True
+                    stats[5] += 1
+                    cut_below = True
         if memo_ok:
             memo[key] = sc
             memo_best[key] = max(sc, refsub)
@@ -379,7 +405,10 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             out_score[n_out] = sc
             n_out += 1
         # --- descend
-        if d + 1 < D:
+        if d + 1 < D and not cut_below:
+            keyd[d + 1] = keyC
+            if use_ent:
+                excl[d + 1, :] = excl[d, :]
             qprod[d + 1] = qC
             bestsub[d + 1] = max(sc, refsub)
             scored[d + 1] = sc
