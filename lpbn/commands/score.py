@@ -59,7 +59,8 @@ def run(args) -> int:
               + f" (applied per variable: {min(lim)}..{max(lim)})"
               + (f", k-best {args.k_best}" if args.k_best > 1 else ""), file=sys.stderr)
         print(f"candidate sets:  {sc['candidates_before']} before pruning, {sc['candidates_after']} after "
-              f"({sc['families_counted']} families counted, {sc['branches_cut']} branches cut)",
+              f"({sc['families_counted']} families counted, {sc['joint_memo_hits']} from the joint-table "
+              f"memo, {sc['branches_cut'] + sc['entropy_rule_cuts']} branches cut)",
               file=sys.stderr)
         print(f"time:            {time.perf_counter() - t0:.2f} s -> {args.output}", file=sys.stderr)
     return 0
