@@ -165,6 +165,10 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     goal_g = -math.inf
     try:
         for level in range(n):
+            status = control.should_stop(nodes=int(totals[0]))
+            if status:
+                message = f"stopped before layer {level + 1} of {n}"
+                break
             out = LayerFiles(area, level + 1)
             files[level + 1] = out
             src = LayerSource(n, files[level], keys, g, budget.stream_buffer) if keys is not None \
