@@ -42,7 +42,7 @@ class _Ctx:
         self.order = None if order is None else list(order)
         self.kbest_limits = kbest_limits
         self.rules = frozenset(rules)
-        self.joint_cap = 4_000_000
+        self.joint_cap = 2_000_000  # entries (~100 MB per process at most)
         self.lgt = lg_table(self.N)
         cells = buffer_limit(self.N, int(self.arities.max()))
         self.qlimit_cells = cells

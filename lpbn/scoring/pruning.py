@@ -367,10 +367,11 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             if joint_ok and len(jE) < jcap:
                 jE[keyC] = epa
                 jE[keyCX] = ej
-                jF[keyC] = fpa
-                jF[keyCX] = fj
-                jZ[keyC] = npa
-                jZ[keyCX] = nz
+                if want_bdeu:  # F and the cell counts are only used by BDeu
+                    jF[keyC] = fpa
+                    jF[keyCX] = fj
+                    jZ[keyC] = npa
+                    jZ[keyCX] = nz
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
             if use_ent and joint_ok and keyd[d] in jE:
@@ -520,10 +521,11 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, 
                 if joint_ok and len(jE) < jcap:
                     jE[keyC] = epa
                     jE[keyCX] = ej
-                    jF[keyC] = fpa
-                    jF[keyCX] = fj
-                    jZ[keyC] = npa
-                jZ[keyCX] = nz
+                    if want_bdeu:
+                        jF[keyC] = fpa
+                        jF[keyCX] = fj
+                        jZ[keyC] = npa
+                        jZ[keyCX] = nz
             sc = local_score(kind, ll, bd, qC, rx, N)
             if sc > bsc:
                 bsc = sc
