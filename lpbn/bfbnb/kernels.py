@@ -103,15 +103,18 @@ def _h(s, full, group_lo, group_mask, table_off, tables):
 
 
 @numba.njit(cache=True, inline="always")
-def _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group_lo,
-             group_mask, table_off, tables, threshold, hkey, hg, hcand, hstate, state, fstate):
-    """Next kept successor U ∪ {x} of stream x (EXPANDORDERGRAPH's inner step, §5.1-5.2).
-
-    g = g(U) + BestScore(x, U); pruned when f = g + h(U ∪ {x}) <= threshold.  Returns 1 when
-    the stream's buffer must be refilled first, else 0 (hstate[x] = 1 head, 2 finished).
+def _fill(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group_lo,
+          group_mask, table_off, tables, threshold, qk, qg, qc, qh, qn, hstate, state, fstate):
+    """Refill stream x's (empty) queue with its next kept successors (EXPANDORDERGRAPH's inner
+    step, §5.1-5.2): S = U ∪ {x}, g = g(U) + BestScore(x, U), pruned when
+    f = g + h(S) <= threshold.  Working one stream at a time for a whole queue keeps its
+    bit vectors and input in cache.  Returns 1 when the input buffer must be refilled
+    first, else 0 (hstate[x] = 1 queue non-empty, 2 stream finished).
     """
     low = np.uint64(1) << np.uint64(x)
-    while bpos[x] < blen[x]:
+    cap = qk.shape[1]
+    q = 0
+    while q < cap and bpos[x] < blen[x]:
         u = bk[x, bpos[x]]
         gu = bg[x, bpos[x]]
         bpos[x] += 1
@@ -132,9 +135,13 @@ def _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, gr
             continue
         if f > fstate[0]:
             fstate[0] = f
-        hkey[x] = s
-        hg[x] = gs
-        hcand[x] = j
+        qk[x, q] = s
+        qg[x, q] = gs
+        qc[x, q] = j
+        q += 1
+    qh[x] = 0
+    qn[x] = q
+    if q > 0:
         hstate[x] = 1
         return 0
     if bdone[x]:
@@ -145,14 +152,16 @@ def _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, gr
 
 @numba.njit(cache=True)
 def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_lo,
-                 group_mask, table_off, tables, threshold, hkey, hg, hcand, hstate,
+                 group_mask, table_off, tables, threshold, qk, qg, qc, qh, qn, hstate,
                  out_k, out_g, out_c, ocount, state, fstate, max_pops):
     """Build the next layer as the merge of the n per-leaf successor streams (see module doc).
 
     Stream x reads layer l from its buffer ``bk[x, bpos[x]:blen[x]]`` (``bdone[x]``: no more
-    data beyond the buffer).  Kept successors are popped in ascending key order; equal keys are merged into one output record with the best g and its
-    leaf's candidate (the minimum is found by a linear scan of the n heads, n <= 64, which
-    beat a binary heap in measurements).  Resumable: returns ``x >= 0`` when stream x needs a refill,
+    data beyond the buffer) and queues its kept successors in ``qk/qg/qc[x]`` (head
+    ``qh[x]``, length ``qn[x]``).  Successors are popped in ascending key order; equal keys
+    are merged into one output record with the best g and its leaf's candidate (the minimum
+    is found by a linear scan of the n queue heads, n <= 64, which beat a binary heap in
+    measurements).  Resumable: returns ``x >= 0`` when stream x needs a refill,
     ``OUTPUT_FULL`` when the output buffer is full (the caller flushes all but the last
     record), ``YIELD`` after ``max_pops`` pops (time-limit checks), ``DONE`` at the end.
 
@@ -162,9 +171,9 @@ def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_l
     full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n)
     for x in range(n):
         if hstate[x] == 0:
-            if _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores,
-                        group_lo, group_mask, table_off, tables, threshold, hkey, hg, hcand,
-                        hstate, state, fstate):
+            if _fill(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group_lo,
+                     group_mask, table_off, tables, threshold, qk, qg, qc, qh, qn, hstate,
+                     state, fstate):
                 return x
     pops = 0
     maxkey = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -172,29 +181,33 @@ def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_l
         x = -1
         key = maxkey
         for y in range(n):
-            if hstate[y] == 1 and hkey[y] <= key:
-                key = hkey[y]
+            if hstate[y] == 1 and qk[y, qh[y]] <= key:
+                key = qk[y, qh[y]]
                 x = y
         if x < 0:
             break
+        i = qh[x]
         oc = ocount[0]
         if oc > 0 and out_k[oc - 1] == key:
-            if hg[x] > out_g[oc - 1]:
-                out_g[oc - 1] = hg[x]
-                out_c[oc - 1] = hcand[x]
+            if qg[x, i] > out_g[oc - 1]:
+                out_g[oc - 1] = qg[x, i]
+                out_c[oc - 1] = qc[x, i]
         else:
             if oc == out_k.shape[0]:
                 return OUTPUT_FULL
             out_k[oc] = key
-            out_g[oc] = hg[x]
-            out_c[oc] = hcand[x]
+            out_g[oc] = qg[x, i]
+            out_c[oc] = qc[x, i]
             ocount[0] = oc + 1
-        hstate[x] = 0
         state[0] += 1
-        if _advance(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores,
-                    group_lo, group_mask, table_off, tables, threshold, hkey, hg, hcand,
-                    hstate, state, fstate):
-            return x
+        qh[x] = i + 1
+        qn[x] -= 1
+        if qn[x] == 0:
+            hstate[x] = 0
+            if _fill(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group_lo,
+                     group_mask, table_off, tables, threshold, qk, qg, qc, qh, qn, hstate,
+                     state, fstate):
+                return x
         pops += 1
         if pops >= max_pops:
             return YIELD

@@ -37,6 +37,7 @@ from .obs import ordering_search
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
 MAX_VARIABLES = 64
+_QUEUE = 64                # successors queued per stream (cache locality)
 _POPS = 1 << 18            # merge steps per kernel call (time-limit / interrupt latency)
 
 
@@ -237,9 +238,11 @@ def _build_layer(src: LayerSource, out: LayerFiles, n: int, rl: Relabelled, scor
     """Run the merge kernel over one layer, writing the next; returns (fstate, stop status)."""
     state = np.zeros(4, dtype=np.int64)
     fstate = np.full(2, -np.inf)
-    hkey = np.zeros(n, dtype=np.uint64)
-    hg = np.zeros(n)
-    hcand = np.zeros(n, dtype=np.int32)
+    qk = np.zeros((n, _QUEUE), dtype=np.uint64)
+    qg = np.zeros((n, _QUEUE))
+    qc = np.zeros((n, _QUEUE), dtype=np.int32)
+    qh = np.zeros(n, dtype=np.int64)
+    qn = np.zeros(n, dtype=np.int64)
     hstate = np.zeros(n, dtype=np.int8)
     ok = np.empty(budget.output, dtype=np.uint64)
     og = np.empty(budget.output)
@@ -250,7 +253,7 @@ def _build_layer(src: LayerSource, out: LayerFiles, n: int, rl: Relabelled, scor
     while True:
         r = K.merge_expand(src.bk, src.bg, src.blen, src.bpos, src.bdone, n, rl.woff, rl.bv,
                            rl.starts, scores, rl.group_lo, rl.group_mask, rl.table_off, rl.tables,
-                           threshold, hkey, hg, hcand, hstate, ok, og, oc, ocount, state, fstate,
+                           threshold, qk, qg, qc, qh, qn, hstate, ok, og, oc, ocount, state, fstate,
                            _POPS)
         if r >= 0:
             src.refill(r)
