@@ -25,7 +25,81 @@ from ..clusters import cluster_rows_csr
 from .state import DualState
 
 
+class DualLP:
+    """The epigraph form of eq. 8 as a persistent HiGHS model (warm-started re-solves).
+
+    Rows are all candidates (``u_i - sum λ_C I_C(s_j) >= W_j``, written as ``<=`` on the
+    negation); new clusters become new columns; branch restrictions free the rows of
+    disallowed candidates.  Re-solves start from the previous basis.
+    """
+
+    def __init__(self, state: DualState):
+        import highspy
+        self.hs = highspy
+        self.state = state
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        m, n = state.cache.m, state.n
+        self.inf = highspy.kHighsInf
+        self.upper = -np.asarray(state.scores, dtype=np.float64)
+        h.addRows(m, np.full(m, -self.inf), self.upper, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                  np.zeros(0))
+        starts = np.asarray(state.offsets[:-1], dtype=np.int32)
+        h.addCols(n, np.ones(n), np.full(n, -self.inf), np.full(n, self.inf), m, starts,
+                  np.arange(m, dtype=np.int32), -np.ones(m))
+        self.h = h
+        self.K = 0
+        self.mask = np.ones(m, dtype=np.bool_)
+
+    def sync(self) -> None:
+        st = self.state
+        if st.K > self.K:
+            ptr, idx = cluster_rows_csr(st.cache, st.cbits[self.K:st.K])
+            k = st.K - self.K
+            self.h.addCols(k, -np.ones(k), np.zeros(k), np.full(k, self.inf), len(idx),
+                           ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
+            self.K = st.K
+        changed = np.flatnonzero(self.mask != st.allowed)
+        if len(changed):
+            up = np.where(st.allowed[changed], self.upper[changed], self.inf)
+            self.h.changeRowsBounds(len(changed), changed.astype(np.int32), np.full(len(changed), -self.inf), up)
+            self.mask = st.allowed.copy()
+
+    def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
+        self.sync()
+        h = self.h
+        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None and math.isfinite(time_limit)
+                         else self.inf)
+        h.run()
+        if h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+            return False, math.nan, None, None
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value)
+        eta = -np.asarray(sol.row_dual)
+        return True, float(h.getInfo().objective_function_value), x[self.state.n:], eta
+
+
 def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, float]:
+    """Exact dual LP over the state's clusters and allowed rows (persistent warm-started
+    HiGHS model kept on the state); see :func:`polish_cold` for the stateless variant."""
+    lp = getattr(state, "_lp", None)
+    if lp is None:
+        lp = state._lp = DualLP(state)
+    ok, obj, lam, eta = lp.solve(time_limit)
+    if not ok:
+        state.eta = None
+        return False, math.nan
+    state.eta = np.maximum(eta, 0.0)
+    before = state.exact_value()
+    old = state.lam.copy()
+    state.set_lambda(np.maximum(lam, 0.0))
+    if not state.value() <= before:
+        state.set_lambda(old)
+    return True, obj
+
+
+def polish_cold(state: DualState, time_limit: float | None = None) -> tuple[bool, float]:
     """Solve the dual LP exactly over the state's clusters and allowed candidates.
 
     Returns (solver reported optimal, LP objective); the state's λ is replaced by λ*

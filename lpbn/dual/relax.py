@@ -83,7 +83,8 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         t += 1
         st.rounds = t
         round_start = best_v
-        v = state.optimise(max_sweeps=int(min(200, max(1, left()))), on_sweep=on_sweep, deadline=deadline)
+        cap = 20 if lp_polish else 200
+        v = state.optimise(max_sweeps=int(min(cap, max(1, left()))), on_sweep=on_sweep, deadline=deadline)
         if v == -math.inf:
             return v, state.lam.copy(), st
         if v < best_v:

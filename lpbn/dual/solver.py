@@ -309,7 +309,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if status is None:
         status = OPTIMAL
     control.improved(best=inc.score, bound=final_bound)
-    stats.update(clusters=state.K, iterations=state.sweeps, subgradient_steps=state.subgradient_steps,
+    stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters, subgradient_steps=state.subgradient_steps,
                  decodes=inc.decodes)
     dag = _dag_from_choice(cache, inc.choice)
     score = inc.score

@@ -51,6 +51,8 @@ class DualState:
         self.sweeps = 0
         self.subgradient_steps = 0
         self.eta: np.ndarray | None = None   # primal LP point after an exact polish
+        self.exact_separation = True          # sub-IP fallback at LP points
+        self.subip_clusters = 0
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -207,6 +209,7 @@ class DualState:
         sitems = np.concatenate([self.pset_items[self.pset_ptr[j]:self.pset_ptr[j + 1]] for j in sup]
                                 ).astype(np.int64) if sptr[-1] else np.zeros(0, dtype=np.int64)
         added = 0
+        eta_full = eta
         fam_support = np.unique(sfam)
         for seed in fam_support:
             if time.perf_counter() > deadline:
@@ -217,6 +220,30 @@ class DualState:
                     added += 1
                     if added >= max_new:
                         break
+        if added == 0 and self.exact_separation:
+            added = self._separate_subip(eta_full, deadline, viol_tol)
+        return added
+
+    def _separate_subip(self, eta: np.ndarray, deadline: float, viol_tol: float) -> int:
+        """Last resort at an LP point: the exact cluster sub-IP (Bartlett & Cussens 2017) of
+        :mod:`lpbn.highs.separation`, when that module is available."""
+        try:
+            from ..highs.separation import exact_clusters
+        except Exception:  # optional back end
+            return 0
+        left = deadline - time.perf_counter()
+        if left <= 0.05:
+            return 0
+        try:
+            found = exact_clusters(self.cache, eta, tol=viol_tol, max_cuts=5,
+                                   time_limit=None if not math.isfinite(left) else left)
+        except Exception:
+            return 0
+        added = 0
+        for row in found:
+            if self.add_cluster_bits(row):
+                added += 1
+        self.subip_clusters += added
         return added
 
     def _positive_gain(self, c: int) -> float:
