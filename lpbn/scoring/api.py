@@ -18,7 +18,8 @@ from .counting import (DENSE_CELLS, buffer_limit, extend_and_count_dense, family
                        set_codes, suffix_codes)
 from .data import Dataset, read_data
 from .kbest import algorithm2_bounds
-from .pruning import chen_corollary1, degree_bound, dfbnb_family, k3_greedy, tian_global_bound
+from .pruning import (chen_corollary1, degree_bound, dfbnb_family, k3_greedy, new_joint_table,
+                      tian_global_bound)
 from .scores import BDEU, LN2, MDL, kind_of
 
 __all__ = ["score_data", "read_data", "Dataset"]
@@ -42,7 +43,7 @@ class _Ctx:
         self.order = None if order is None else list(order)
         self.kbest_limits = kbest_limits
         self.rules = frozenset(rules)
-        self.joint_cap = 2_000_000  # entries (~100 MB per process at most)
+        self.joint_cap = 1_000_000  # entries (<= 64 MB per process)
         self.lgt = lg_table(self.N)
         cells = buffer_limit(self.N, int(self.arities.max()))
         self.qlimit_cells = cells
@@ -106,14 +107,18 @@ _JOINT: dict[int, tuple] = {}
 
 
 def _joint_memo(ctx: _Ctx):
-    """Per-process memo of ``E(S)``, ``F(S)`` shared by the variables of one scoring run."""
+    """Per-process memo of ``E(S)``, ``F(S)`` shared by the variables of one scoring run
+    (numpy open-addressing table, see :func:`.pruning.new_joint_table`)."""
     key = id(ctx)
     if key not in _JOINT:
-        from numba import types
-        from numba.typed import Dict
         _JOINT.clear()
-        _JOINT[key] = (Dict.empty(types.int64, types.float64), Dict.empty(types.int64, types.float64),
-                       Dict.empty(types.int64, types.int64), int(ctx.joint_cap))
+        L = ctx.n - 1 if ctx.max_parents is None else min(ctx.max_parents, ctx.n - 1)
+        est = 0
+        for j in range(0, L + 2):
+            est += math.comb(ctx.n, j)
+            if est > ctx.joint_cap:
+                break
+        _JOINT[key] = new_joint_table(est, ctx.joint_cap)
     return _JOINT[key]
 
 
@@ -207,7 +212,7 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
     sets, sizes, scores, n_out, st = dfbnb_family(
         ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, k, lgt, ll_all, sfx, sQ, ctx.use_tw,
         ctx.order is not None, k3p, k3_scores, qlimit, bcnt, bpa, bmap, "bnb" in ctx.rules,
-        "dominance" in ctx.rules, *joint)
+        "dominance" in ctx.rules, *joint, _n_within(len(tree), limit))
     if "dominance" not in ctx.rules:
         keep = np.ones(n_out, dtype=bool)
     elif ctx.order is not None:

@@ -36,8 +36,6 @@ import math
 
 import numba
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 from .counting import (DENSE_CELLS, extend_and_count, extend_and_count_dense, extend_codes,
                        family_parts, family_stats)
@@ -122,10 +120,67 @@ def _bound(kind, ll_ub, qC, rx, cellsT, N):
     return ll_ub - penalty_coef(kind, N) * (rx - 1) * qC
 
 
+@numba.njit(cache=True, inline="always")
+def _ht_slot(hk, key):
+    """Open-addressing slot of ``key`` in the key array ``hk`` (power-of-two size, -1 = free)."""
+    mask = hk.shape[0] - 1
+    x = np.uint64(key)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x = x ^ (x >> np.uint64(31))
+    h = np.int64(x & np.uint64(mask))
+    while True:
+        k = hk[h]
+        if k == key or k == -1:
+            return h
+        h = (h + 1) & mask
+
+
+@numba.njit(cache=True, inline="always")
+def _ht_get(hk, key):
+    """Slot of ``key`` or -1."""
+    if hk.shape[0] < 2:
+        return -1
+    h = _ht_slot(hk, key)
+    return h if hk[h] == key else -1
+
+
+@numba.njit(cache=True, inline="always")
+def _ht_put(hk, hstate, cap, key):
+    """Slot for ``key`` (inserted if absent and the table holds fewer than ``cap``), or -1."""
+    if hk.shape[0] < 2:
+        return -1
+    h = _ht_slot(hk, key)
+    if hk[h] == key:
+        return h
+    if hstate[0] >= cap:
+        return -1
+    hk[h] = key
+    hstate[0] += 1
+    return h
+
+
+@numba.njit(cache=True, inline="always")
+def _ht_store(hk, hE, hF, hZ, hstate, cap, key, e, f, z):
+    h = _ht_put(hk, hstate, cap, key)
+    if h >= 0:
+        hE[h] = e
+        hF[h] = f
+        hZ[h] = z
+
+
+def new_joint_table(n_sets: int, cap: int):
+    """Arrays of the joint-table memo for about ``n_sets`` variable sets (at most ``cap``)."""
+    want = max(16, min(int(n_sets), int(cap)))
+    size = 1 << int(math.ceil(math.log2(2 * want)))
+    return (np.full(size, -1, dtype=np.int64), np.zeros(size), np.zeros(size),
+            np.zeros(size, dtype=np.int64), np.zeros(1, dtype=np.int64), int(min(cap, size // 2)))
+
+
 @numba.njit(cache=True)
 def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, sQ, use_tw,
                  global_ref, k3_sets, k3_scores, qlimit, cnt, pacnt, mapbuf, use_bnb, use_dom,
-                 jE, jF, jZ, jcap):
+                 hk, hE, hF, hZ, hstate, jcap, lsize):
     # use_ent: the entropy rule (de Campos et al. 2018) for penalised scores, k = 1
     """Tian's DFBnB for variable ``x`` over candidate parents ``order`` (tree order).
 
@@ -133,12 +188,14 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     buffers, returned zeroed (reused across variables).
     Returns ``(sets (cap, maxp) positions, sizes, scores, n_out, stats)`` where ``stats`` =
     [families counted, branches cut, H(X|T,W) bounds computed, memo size, joint-memo hits,
-    entropy-rule cuts].
+    entropy-rule cuts].  ``lsize``: expected number of evaluated sets (sizes the memo).
 
-    ``jE``/``jF``/``jZ`` map a variable set (over all variables) to ``E(S)``, ``F(S)`` and its
-    number of non-empty configurations (see :func:`.counting._finish`); they persist across
-    variables, so ``LL(X|C) = E(C+X) - E(C)`` is often obtained without a counting pass
-    (the joint table of C+X was counted for another child).  At most ``jcap`` entries.
+    The joint-table memo (``hk`` keys, ``hE``/``hF``/``hZ`` values, ``hstate`` = [#entries],
+    see :func:`new_joint_table`) maps a variable set (over all variables) to ``E(S)``,
+    ``F(S)`` and its number of non-empty configurations (see :func:`.counting._finish`); it
+    persists across variables, so ``LL(X|C) = E(C+X) - E(C)`` is often obtained without a
+    counting pass (the joint table of C+X was counted for another child).  At most ``jcap``
+    entries.
     """
     N = cols.shape[1]
     m = order.shape[0]
@@ -181,8 +238,15 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         lim *= B
     if lim > 4.0e18:
         memo_ok = False
-    memo = Dict.empty(key_type=types.int64, value_type=types.float64)
-    memo_best = Dict.empty(key_type=types.int64, value_type=types.float64)
+    # per-variable memo of evaluated sets (tree positions): score and best-subset score
+    lsz = 16
+    while lsz < 2 * min(max(lsize, 8), 1 << 20):
+        lsz *= 2
+    lk = np.full(lsz, -1, dtype=np.int64)
+    lv = np.zeros(lsz)
+    lb = np.zeros(lsz)
+    lstate = np.zeros(1, dtype=np.int64)
+    lcap = lsz // 2
     cap = 256
     out_sets = np.zeros((cap, D + 1), dtype=np.int64)
     out_size = np.zeros(cap, dtype=np.int64)
@@ -196,10 +260,12 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     scored[0] = s0
     bestsub[0] = s0
     nzd[0] = nz
-    memo[0] = s0
-    memo_best[0] = s0
-    if jcap > 0 and 0 not in jE:
-        jE[0] = lgt[N]  # E(∅) = N log N
+    h = _ht_put(lk, lstate, lcap, 0)
+    lv[h] = s0
+    lb[h] = s0
+    h0 = _ht_put(hk, hstate, jcap, 0)
+    if h0 >= 0:
+        hE[h0] = lgt[N]  # E(∅) = N log N
     out_size[0] = 0
     out_score[0] = s0
     n_out = 1
@@ -213,7 +279,10 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 kk += 1
         if memo_ok:
             key = _key(sub, kk, B)
-            memo[key] = k3_scores[t]
+            h = _ht_put(lk, lstate, lcap, key)
+            if h >= 0:
+                lv[h] = k3_scores[t]
+                lb[h] = -np.inf
         if k3_scores[t] > gbest:
             gbest = k3_scores[t]
     if D == 0:
@@ -245,7 +314,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                         if j != i:
                             sub[kk] = path[j]
                             kk += 1
-                    v = memo_best.get(_key(sub, kk, B), -np.inf)
+                    h = _ht_get(lk, _key(sub, kk, B))
+                    v = lb[h] if h >= 0 else -np.inf
                     if v > refsub:
                         refsub = v
         else:
@@ -260,8 +330,9 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                             sub[kk] = path[j]
                             kk += 1
                     key = _key(sub, kk, B)
-                    if key in memo:
-                        v = memo[key]
+                    h = _ht_get(lk, key)
+                    if h >= 0:
+                        v = lv[h]
                         if v > topk[k - 1]:
                             t = k - 1
                             while t > 0 and topk[t - 1] < v:
@@ -307,7 +378,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 continue
         # --- evaluate C (fused code extension and counting unless codes need compressing)
         key = _key(path, d + 1, B) if memo_ok else -1
-        known = memo_ok and (key in memo)
+        hkey = _ht_get(lk, key) if memo_ok else -1
+        known = hkey >= 0
         aq = ess / qC
         fresh = False
         cut_below = False
@@ -325,19 +397,22 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             keyC, keyCX = _joint_keys(gv, d + 1, x, JB)
             # entropy rule: N·H(Y|T) <= c (r_X - 1)(r_Y - 1) q_T  =>  every S ⊇ T+Y in this
             # subtree scores no better than S - Y (de Campos, Scanagatta, Corani & Zaffalon 2018)
-            if use_ent and keyC in jE and keyd[d] in jE:
-                hy = jE[keyd[d]] - jE[keyC]
+            hC = _ht_get(hk, keyC)
+            hCX = _ht_get(hk, keyCX)
+            hT = _ht_get(hk, keyd[d])
+            if use_ent and hC >= 0 and hT >= 0:
+                hy = hE[hT] - hE[hC]
                 if hy < cpen * (rq - 1) * qprod[d] - 1e-9 * (1.0 + abs(hy)):
                     excl[d, pos] = True
                     stats[5] += 1
                     continue
         if known:
-            sc = memo[key]
-            nz = jZ.get(keyCX, 1) if joint_ok else 1  # 1 is a valid (weaker) BDeu bound count
-        elif joint_ok and keyC in jE and keyCX in jE:
-            ll = jE[keyCX] - jE[keyC]
-            bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
-            nz = jZ.get(keyC, 1)
+            sc = lv[hkey]
+            nz = hZ[hCX] if (joint_ok and hCX >= 0 and hZ[hCX] > 0) else 1  # 1: a valid weaker count
+        elif joint_ok and hC >= 0 and hCX >= 0:
+            ll = hE[hCX] - hE[hC]
+            bd = hF[hCX] - hF[hC] if want_bdeu else 0.0
+            nz = hZ[hCX] if hZ[hCX] > 0 else 1
             stats[4] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
         else:
@@ -364,25 +439,22 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                                                     aq, aq / rx)
             ll = ej - epa
             bd = fj - fpa
-            if joint_ok and len(jE) < jcap:
-                jE[keyC] = epa
-                jE[keyCX] = ej
-                if want_bdeu:  # F and the cell counts are only used by BDeu
-                    jF[keyC] = fpa
-                    jF[keyCX] = fj
-                    jZ[keyC] = npa
-                    jZ[keyCX] = nz
+            if joint_ok:
+                _ht_store(hk, hE, hF, hZ, hstate, jcap, keyC, epa, fpa, npa)
+                _ht_store(hk, hE, hF, hZ, hstate, jcap, keyCX, ej, fj, nz)
             stats[0] += 1
             sc = local_score(kind, ll, bd, qC, rx, N)
-            if use_ent and joint_ok and keyd[d] in jE:
-                hy = jE[keyd[d]] - epa
+            if use_ent and joint_ok and hT >= 0:
+                hy = hE[hT] - epa
                 if hy < cpen * (rq - 1) * qprod[d] - 1e-9 * (1.0 + abs(hy)):
                     excl[d, pos] = True
                     stats[5] += 1
                     cut_below = True
         if memo_ok:
-            memo[key] = sc
-            memo_best[key] = max(sc, refsub)
+            h = _ht_put(lk, lstate, lcap, key)
+            if h >= 0:
+                lv[h] = sc
+                lb[h] = max(sc, refsub)
         record = sc > refsub or not use_dom
         if global_ref:
             record = sc > gbest
@@ -418,7 +490,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             has_codes[d + 1] = fresh
             nextpos[d + 1] = m - 1
             d += 1
-    stats[3] = len(memo)
+    stats[3] = lstate[0]
     return out_sets[:n_out], out_size[:n_out], out_score[:n_out], n_out, stats
 
 
@@ -442,7 +514,8 @@ def _joint_keys(gv, n_in, x, JB):
 
 
 @numba.njit(cache=True)
-def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, mapbuf, jE, jF, jZ, jcap):
+def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, mapbuf,
+              hk, hE, hF, hZ, hstate, jcap):
     """K3 (Bouckaert 1994; Tian 2000 Fig. 1): add the best single parent while it improves.
 
     Returns the chain of sets (rows padded with -1, entries are indices into ``cand``) and
@@ -501,10 +574,12 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, 
                         gv[t - 1] = tmpv
                         t -= 1
                 keyC, keyCX = _joint_keys(gv, nin, x, JB)
-                hit = (keyC in jE) and (keyCX in jE)
+                hC = _ht_get(hk, keyC)
+                hCX = _ht_get(hk, keyCX)
+                hit = hC >= 0 and hCX >= 0
             if hit:
-                ll = jE[keyCX] - jE[keyC]
-                bd = jF[keyCX] - jF[keyC] if want_bdeu else 0.0
+                ll = hE[hCX] - hE[hC]
+                bd = hF[hCX] - hF[hC] if want_bdeu else 0.0
             else:
                 if Q * arities[v] * rx <= DENSE_CELLS:
                     ej, epa, fj, fpa, npa, nz = extend_and_count_dense(cur, cols[v], arities[v], tmp, xcol, rx,
@@ -518,14 +593,9 @@ def k3_greedy(cols, arities, x, cand, maxp, kind, ess, lgt, qlimit, cnt, pacnt, 
                     ej, epa, fj, fpa, npa, nz = family_parts(tmp, xcol, rx, cnt, pacnt, lgt, want_bdeu, aq, aq / rx)
                 ll = ej - epa
                 bd = fj - fpa
-                if joint_ok and len(jE) < jcap:
-                    jE[keyC] = epa
-                    jE[keyCX] = ej
-                    if want_bdeu:
-                        jF[keyC] = fpa
-                        jF[keyCX] = fj
-                        jZ[keyC] = npa
-                        jZ[keyCX] = nz
+                if joint_ok:
+                    _ht_store(hk, hE, hF, hZ, hstate, jcap, keyC, epa, fpa, npa)
+                    _ht_store(hk, hE, hF, hZ, hstate, jcap, keyCX, ej, fj, nz)
             sc = local_score(kind, ll, bd, qC, rx, N)
             if sc > bsc:
                 bsc = sc
