@@ -211,3 +211,46 @@ def test_more_than_64_variables():
     assert c.local_score(69, (67, 68)) == pytest.approx(ref_score(data, ar, 69, (67, 68), "bic"), abs=1e-8)
     for i in range(n):
         assert c.local_score(i, ()) == pytest.approx(ref_score(data, ar, i, (), "bic"), abs=1e-8)
+
+
+def dag_scores_np(cache: ScoreCache) -> np.ndarray:
+    """All DAG scores of a cache, vectorised over every combination of candidates (n <= 5)."""
+    n = cache.n
+    fams = [np.arange(cache.offsets[i], cache.offsets[i + 1]) for i in range(n)]
+    grids = np.meshgrid(*fams, indexing="ij")
+    picks = [g.ravel() for g in grids]
+    masks = np.array([sum(1 << p for p in cache.parents(j)) for j in range(cache.m)], dtype=np.int64)
+    pm = [masks[p] for p in picks]
+    placed = np.zeros(len(picks[0]), dtype=np.int64)
+    for _ in range(n):
+        for i in range(n):
+            ok = (pm[i] & ~placed) == 0
+            placed |= np.where(ok, 1 << i, 0)
+    acyclic = placed == (1 << n) - 1
+    total = sum(cache.scores[p] for p in picks)
+    return np.sort(total[acyclic])[::-1]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 10**6), N=st.sampled_from([3, 5, 8, 10, 20]), K=st.integers(8, 20),
+       score=st.sampled_from(["bic", "aic"]))
+def test_kbest_n5_exercises_chen_algorithm2(seed, N, K, score):
+    """n = 5 with tiny N: Corollary 1 inflates the limit for K > 2^(d+1) - 1 and Algorithm 2's
+    sub-DAG counting can be tighter; the K best DAG scores must survive."""
+    data, ar = observed(random_data(seed, 5, N))
+    want = dag_scores_np(full_cache(data, ar, score))[:K]
+    c = lpbn.score_data(data, score=score, k_best=K, rules=("limit",))
+    got = dag_scores_np(c)[:K]
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-7)
+    c = lpbn.score_data(data, score=score, k_best=K)
+    np.testing.assert_allclose(dag_scores_np(c)[:K], want, rtol=1e-9, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed,K", [(50, 16), (33, 20), (58, 20)])
+def test_chen_algorithm2_binds_and_is_safe(seed, K):
+    data, ar = observed(random_data(seed, 5, 3))
+    with_alg2 = lpbn.score_data(data, k_best=K, rules=("limit",))
+    without = lpbn.score_data(data, k_best=K, rules=("limit",), kbest_global=False)
+    assert sum(with_alg2.meta["scoring"]["parent_limits"]) < sum(without.meta["scoring"]["parent_limits"])
+    want = dag_scores_np(full_cache(data, ar, "bic"))[:K]
+    np.testing.assert_allclose(dag_scores_np(with_alg2)[:K], want, rtol=1e-9, atol=1e-7)
