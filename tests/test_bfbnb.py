@@ -76,7 +76,8 @@ def test_bundled_exact_optima(instances, known_optima):
         _check(c, r, entry["optimum"])
 
 
-@pytest.mark.parametrize("name", ["wine", "hepatitis", "parkinsons", "insurance1000"])
+@pytest.mark.parametrize("name", ["wine", "hepatitis", "parkinsons", "insurance1000", "autos", "horse",
+                                  "flag"])
 def test_gobnilp_anchor_optima(instances, known_optima, name):
     key = f"anchors/gobnilp-bic3/{name}.BIC.p3.jkl"
     c = read_scores(instances / key)
@@ -252,3 +253,14 @@ def test_ordering_search():
     c = random_cache(1, seed=0)
     order, score = ordering_search(c, time_limit=0.0)
     assert order.tolist() == [0] and score == pytest.approx(float(c.scores[0]))
+
+
+def test_dual_solution_as_incumbent():
+    from lpbn.solve import available_methods
+    if "dual" not in available_methods():
+        pytest.skip("method dual not available in this build")
+    c = random_cache(9, seed=6)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, "bfbnb", dual_time=1.0, obs_time=0.0)
+    _check(c, r, opt)
+    assert "dual_score" in r.stats and r.stats["dual_score"] <= opt + 1e-9
