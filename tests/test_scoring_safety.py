@@ -254,3 +254,22 @@ def test_chen_algorithm2_binds_and_is_safe(seed, K):
     assert sum(with_alg2.meta["scoring"]["parent_limits"]) < sum(without.meta["scoring"]["parent_limits"])
     want = dag_scores_np(full_cache(data, ar, "bic"))[:K]
     np.testing.assert_allclose(dag_scores_np(with_alg2)[:K], want, rtol=1e-9, atol=1e-7)
+
+
+def test_tian_closed_form_is_off_by_one_but_lpbn_is_exact():
+    """N = 40: Tian's Thm 1 closed form says at most floor(log2(80 / log2 40)) = 3 parents, yet
+    a balanced binary X that is the parity of 4 binary parents scores better with all four
+    than with none.  The exact per-variable limit keeps that set (and the optimum)."""
+    import itertools
+    from lpbn.scoring.pruning import tian_global_bound
+    cfgs = list(itertools.product([0, 1], repeat=4))
+    extra = [c for c in cfgs if sum(c) % 2 == 0][:4] + [c for c in cfgs if sum(c) % 2 == 1][:4]
+    data = np.array([list(c) + [sum(c) % 2] for c in cfgs * 2 + extra])
+    data, ar = observed(data)
+    full = full_cache(data, ar, "bic")
+    assert tian_global_bound(40) == 3
+    assert full.local_score(4, (0, 1, 2, 3)) > full.local_score(4, ())
+    c = lpbn.score_data(data)
+    assert c.local_score(4, (0, 1, 2, 3)) is not None
+    assert opt(c) == pytest.approx(opt(full), rel=1e-12)
+    assert opt(full.restrict_in_degree(3)) < opt(full) - 1e-9

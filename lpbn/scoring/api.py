@@ -20,7 +20,7 @@ from .data import Dataset, read_data
 from .kbest import algorithm2_bounds
 from .pruning import (chen_corollary1, degree_bound, dfbnb_family, k3_greedy, new_joint_table,
                       tian_global_bound)
-from .scores import BDEU, LN2, MDL, kind_of
+from .scores import BDEU, LN2, MDL, kind_of, penalty_coef
 
 __all__ = ["score_data", "read_data", "Dataset"]
 
@@ -191,9 +191,13 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
             dv += n_ones
         else:
             dv = degree_bound(ctx.kind, ctx.N, rx, big, ll_empty, ll_all, k) + n_ones
-        glob = (tian_global_bound(ctx.N) if k == 1 else chen_corollary1(ctx.N, k)) + n_ones
-        bounds.update(eq34=dv, global_=glob)
-        limit = min(limit, dv, glob)
+        bounds.update(eq34=dv, tian_thm1=tian_global_bound(ctx.N))
+        limit = min(limit, dv)
+        if k > 1:
+            c_bits = float(penalty_coef(ctx.kind, ctx.N)) / LN2
+            cor1 = chen_corollary1(ctx.N, k, c_bits) + n_ones
+            bounds["chen_cor1"] = cor1
+            limit = min(limit, cor1)
         if ctx.kbest_limits is not None:
             limit = min(limit, int(ctx.kbest_limits[x]) + n_ones)
             bounds["algorithm2"] = int(ctx.kbest_limits[x])

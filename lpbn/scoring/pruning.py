@@ -3,8 +3,10 @@
 Rules (each keeps, for ``k = 1``, an optimal DAG; for ``k > 1`` a set of k best DAGs):
 
 a. **Parent limit** (:func:`degree_bound`).  Tian 2000 Thm 1 / Chen et al. Thm 2:
-   ``|U| <= floor(log2(2N / log2 N))`` for MDL/BIC, refined per variable as in Tian's eq. 34
-   with the exact entropies ``H(X|∅)`` and ``H(X|all others)`` and the actual arities.
+   ``|U| <= floor(log2(2N / log2 N))`` for MDL/BIC, applied in its exact per-variable form
+   (Tian's eq. 34 with ``minMDL = MDL(X|∅)``, the exact entropies ``H(X|∅)`` and
+   ``H(X|all others)`` and the actual arities; see :func:`tian_global_bound` for why the
+   published closed form is only reported).
 b. **Subset dominance** (Teyssier & Koller 2005; Chen et al. Thm 1, and Thm 3 for k-best):
    ``U`` is dropped when ``k`` of its proper subsets score at least as well.
 c. **Depth-first branch and bound** (Tian 2000 §5, Fig. 3) over the set-enumeration tree in
@@ -74,16 +76,28 @@ def degree_bound(kind: int, N: int, rx: int, parent_arities, ll_empty: float, ll
 
 
 def tian_global_bound(N: int) -> int:
-    """Tian 2000 Thm 1 / Chen et al. Thm 2: ``floor(log2(2N / log2 N))`` (N >= 2)."""
+    """Tian 2000 Thm 1 / Chen et al. Thm 2 as published: ``floor(log2(2N / log2 N))``.
+
+    Reported only.  Tian's derivation (eqs. 16-27) gives ``2^d <= 1 + 2N/log2 N``, so the
+    published floor can be one too small when ``2N/log2 N`` lies in ``[2^j - 1, 2^j)``
+    (e.g. N = 40: 15.04, published D = 3, but a 4-parent set of a uniform binary X that is a
+    function of 4 binary parents can beat the empty set).  lpbn applies the exact
+    per-variable form (:func:`degree_bound`), which is never looser than the corrected
+    ``floor(log2(1 + 2N/log2 N))``.
+    """
     if N < 2:
         return 0
     return int(math.floor(math.log2(2.0 * N / math.log2(N))))
 
 
-def chen_corollary1(N: int, k: int) -> int:
-    """Chen et al. Corollary 1: ``d = floor(log2(2N / c))``, ``c = ½ log2 N``; inflated to the
-    smallest ``d' >= d`` with ``k <= 2^(d'+1) - 1`` when k is larger."""
-    d = tian_global_bound(N)
+def chen_corollary1(N: int, k: int, c_bits: float | None = None) -> int:
+    """Chen et al. Corollary 1: ``d = floor(log2(2N / c))`` with the penalty coefficient in bits
+    (``c = ½ log2 N`` for BIC/MDL, ``1/ln 2`` for AIC), inflated to the smallest ``d' >= d``
+    with ``k <= 2^(d'+1) - 1`` when k is larger."""
+    if N < 2:
+        return 0
+    c = 0.5 * math.log2(N) if c_bits is None else c_bits
+    d = int(math.floor(math.log2(2.0 * N / c)))
     while k > 2 ** (d + 1) - 1:
         d += 1
     return d
