@@ -134,3 +134,14 @@ def test_cli_score_bdeu_and_errors(instances, tmp_path, capsys):
     assert main(["score", str(bad), "-o", str(tmp_path / "m.jkl"), "--drop-missing"]) == 0
     assert "dropped 1 rows" in capsys.readouterr().err
     assert main(["score", str(bad), "-o", str(tmp_path / "k.jkl"), "--k-best", "0"]) == 2
+
+
+def test_id_like_column_is_refused_cleanly(tmp_path, capsys):
+    from lpbn.errors import ResourceLimitError
+    a = np.stack([np.arange(20000), np.arange(20000) % 2], axis=1)
+    with pytest.raises(ResourceLimitError, match="discretise or drop"):
+        lpbn.score_data(a)
+    p = tmp_path / "id.csv"
+    np.savetxt(p, a, fmt="%d", delimiter=",")
+    assert main(["score", str(p), "-o", str(tmp_path / "id.jkl")]) == 2
+    assert "states for 20000 rows" in capsys.readouterr().err

@@ -25,6 +25,9 @@ from .scores import BDEU, LN2, MDL, kind_of, penalty_coef
 __all__ = ["score_data", "read_data", "Dataset"]
 
 
+MAX_CELLS = 1 << 27  # count-buffer cells (2 x int32 arrays: 1 GiB)
+
+
 class _Ctx:
     """Everything a worker needs to score one variable (sent once per worker process)."""
 
@@ -46,6 +49,12 @@ class _Ctx:
         self.joint_cap = 1_000_000  # entries (<= 64 MB per process)
         self.lgt = lg_table(self.N)
         cells = buffer_limit(self.N, int(self.arities.max()))
+        if cells > MAX_CELLS:
+            from ..errors import ResourceLimitError
+            j = int(np.argmax(self.arities))
+            raise ResourceLimitError(
+                f"variable {ds.names[j]} has {int(self.arities[j])} states for {self.N} rows: the count "
+                f"buffers would need {cells * 8 / 2**30:.1f} GiB; discretise or drop that column")
         self.qlimit_cells = cells
         self.mapsize = int(min(cells * 2, 1 << 22))
 

@@ -30,7 +30,7 @@ def lg_table(N: int) -> np.ndarray:
 
 def buffer_limit(N: int, max_arity: int) -> int:
     """Size of the per-family count buffer (cells); codes are compressed above it."""
-    return int(max(1 << 16, 16 * N, N * max(1, max_arity)))
+    return int(max(1 << 16, min(16 * N, 1 << 24), N * max(1, max_arity)))
 
 
 @numba.njit(cache=True)
