@@ -72,7 +72,8 @@ def choice_is_acyclic(cache: ScoreCache, choice: np.ndarray) -> bool:
 
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
-                prune: bool = True, threads: int = 1, log: bool = False, max_mip_rounds: int | None = None,
+                prune: bool = True, lazy: bool = True, recut: bool = True,
+                subip_time: float | None = 30.0, threads: int = 1, log: bool = False, max_mip_rounds: int | None = None,
                 **_ignored) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
@@ -84,6 +85,15 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Use the exact sub-IP in the root loop (else cheap cycle clusters only).
     threads : int
         HiGHS threads.
+    lazy : bool
+        Interrupt a MIP solve as soon as HiGHS finds a cyclic improving solution, add the
+        clusters it violates and re-solve (lazy constraints by restart; default True).
+        Without it every MIP is solved to optimality before its incumbent is checked.
+    recut : bool
+        After adding an incumbent's clusters, run the LP cut loop again before the next MIP.
+    subip_time : float
+        Seconds per exact-separation sub-IP call (a call that runs out ends that cut loop;
+        the MIP loop keeps the method exact).
     prune : bool
         Drop dominated candidates first (:meth:`ScoreCache.prune_dominated`; safe for the
         optimum, and the returned DAG's parent sets and scores are the cache's own).
@@ -121,7 +131,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     eta = None
     if root_cuts:
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                        on_bound=on_lp)
+                        subip_time=subip_time, on_bound=on_lp)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap,
                      cuts_root_exact=root.cuts_exact, root_bound=root.value,
                      root_complete=root.complete, subip_solves=root.subip.solves,
@@ -141,27 +151,47 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             return finish(stop)
         if max_mip_rounds is not None and stats["mip_rounds"] >= max_mip_rounds:
             return finish("node_limit")
-        sol = model.solve_mip(control.remaining(), start=state["choice"])
+        def check(choice) -> bool:
+            if choice_is_acyclic(cache, choice):
+                offer(choice)
+                return True
+            return False
+
+        sol = model.solve_mip(control.remaining(), start=state["choice"],
+                              check=check if lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes
         if math.isfinite(sol.bound):
             control.improved(bound=sol.bound)
-        if sol.choice is None:
+        cyclic = list(sol.rejected or [])
+        if sol.choice is not None:
+            if choice_is_acyclic(cache, sol.choice):
+                offer(sol.choice)
+                if sol.status == "optimal":
+                    control.improved(bound=max(sol.bound, sol.value))
+                    return finish(OPTIMAL)
+            else:
+                cyclic.append(sol.choice)
+        if not cyclic:
             if sol.status == "infeasible":  # cannot happen for a feasible cache
                 return finish("infeasible", "HiGHS reports the ILP infeasible")
-            return finish(control.should_stop() or sol.status
-                          if sol.status != "optimal" else "time_limit")
-        if choice_is_acyclic(cache, sol.choice):
-            offer(sol.choice)
-            if sol.status == "optimal":
-                control.improved(bound=max(sol.bound, sol.value))
-                return finish(OPTIMAL)
-            continue  # a limit was reached: the loop head reports it
-        cuts = incumbent_clusters(cache, sol.choice)
-        added = model.add_clusters(np.array(cuts)) if cuts else 0
+            if sol.status in ("time_limit", "interrupted") or control.should_stop():
+                continue  # the loop head reports the limit
+            return finish("interrupted", f"HiGHS stopped with status {sol.status}")
+        added = 0
+        for choice in cyclic:
+            cuts = incumbent_clusters(cache, choice)
+            added += model.add_clusters(np.array(cuts)) if cuts else 0
+            x = np.zeros(cache.m)
+            x[choice] = 1.0
+            offer(decode_choice(cache, x))
         stats["cuts_incumbent"] += added
-        x = np.zeros(cache.m)
-        x[sol.choice] = 1.0
-        offer(decode_choice(cache, x))
+        stats["lazy_restarts"] = stats.get("lazy_restarts", 0) + (1 if sol.rejected else 0)
         if not added:
             return finish("interrupted", "a cyclic incumbent violates no new cluster (numerical trouble)")
+        if recut and root_cuts:
+            # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
+            again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
+                             subip_time=subip_time, on_bound=on_lp)
+            stats["lp_rounds"] += again.rounds
+            stats["cuts_recut"] = stats.get("cuts_recut", 0) + again.cuts_cheap + again.cuts_exact

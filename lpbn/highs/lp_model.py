@@ -52,6 +52,7 @@ class MIPSolution:
     value: float
     choice: np.ndarray | None
     nodes: int = 0
+    rejected: list = None
 
 
 def _status_name(h: highspy.Highs) -> str:
@@ -173,8 +174,15 @@ class EtaLP:
         return LPSolution(status, value, eta, int(info.simplex_iteration_count))
 
     def solve_mip(self, time_limit: float | None = None, start: np.ndarray | None = None,
-                  rel_gap: float = 1e-10) -> MIPSolution:
-        """Solve the ILP over the current rows; ``start`` is a candidate per variable to try first."""
+                  rel_gap: float = 1e-10, check=None) -> MIPSolution:
+        """Solve the ILP over the current rows; ``start`` is a candidate per variable to try first.
+
+        ``check(choice) -> bool`` is called on every improving solution HiGHS finds (through
+        its improving-solution callback); when it returns False (e.g. the solution has a
+        directed cycle) the solve is interrupted at the next interrupt check, and the
+        rejected choices are returned in ``MIPSolution.rejected`` so the caller can add the
+        rows they violate and re-solve — lazy constraints by restart.
+        """
         self.set_integer(True)
         self.set_time_limit(time_limit)
         h = self.h
@@ -182,7 +190,30 @@ class EtaLP:
         h.setOptionValue("mip_abs_gap", 1e-9)
         if start is not None:
             h.setSolution(len(start), np.asarray(start, dtype=np.int32), np.ones(len(start)))
-        h.run()
+        rejected: list[np.ndarray] = []
+        subs = []
+        if check is not None:
+            def on_solution(e):
+                x = np.asarray(e.data_out.mip_solution, dtype=np.float64)
+                if len(x) != self.m:
+                    return
+                choice = choice_from_eta(self.cache, x)
+                if not check(choice):
+                    rejected.append(choice)
+                    e.interrupt(True)
+                else:
+                    e.interrupt(bool(rejected))
+
+            def on_interrupt(e):
+                e.interrupt(bool(rejected))  # also clears a flag left by an earlier solve
+            h.cbMipImprovingSolution.subscribe(on_solution)
+            h.cbMipInterrupt.subscribe(on_interrupt)
+            subs = [(h.cbMipImprovingSolution, on_solution), (h.cbMipInterrupt, on_interrupt)]
+        try:
+            h.run()
+        finally:
+            for event, fn in subs:
+                event.unsubscribe(fn)
         status = _status_name(h)
         info = h.getInfo()
         bound = float(info.mip_dual_bound)
@@ -197,7 +228,7 @@ class EtaLP:
         if bound < -1e300:
             bound = math.inf
         return MIPSolution(status, bound if math.isfinite(bound) else math.inf, value, choice,
-                           int(info.mip_node_count))
+                           int(info.mip_node_count), rejected)
 
 
 def choice_from_eta(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:

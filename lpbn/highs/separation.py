@@ -39,6 +39,9 @@ from ..clusters import cluster_activity
 VIOLATION_TOL = 1e-6
 #: η values at or below this are treated as zero in support graphs and the sub-IP.
 SUPPORT_TOL = 1e-9
+#: The sub-IP stops after this many improving (violated) clusters; the last sub-IP of a
+#: loop, which finds none, still proves infeasibility.  None: solve to optimality.
+SUBIP_MAX_SOLS: int | None = 3
 
 
 # ---------------------------------------------------------------------- support graph
@@ -254,7 +257,11 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
         return []
     bits = np.array(found)
     act = cluster_activity(cache, eta, bits)
-    keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - tol]
+    # every sub-IP point is violated by >= tol in exact arithmetic; filter at tol/2 so that
+    # rounding cannot drop it, and never read an empty result as a proof after that
+    keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - 0.5 * tol]
+    if not keep:
+        stats.timed_out = True
     return [bits[k] for k in keep[:max_cuts]]
 
 
@@ -290,6 +297,8 @@ def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: 
     h.setOptionValue("random_seed", 0)
     h.setOptionValue("mip_rel_gap", 1e-4)
     h.setOptionValue("mip_improving_solution_save", True)
+    if SUBIP_MAX_SOLS is not None:
+        h.setOptionValue("mip_max_improving_sols", int(SUBIP_MAX_SOLS))
     if time_limit is not None:
         h.setOptionValue("time_limit", float(max(time_limit, 1e-3)))
     # columns: y (k_y), then J_t (k)
@@ -328,11 +337,12 @@ def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: 
     stats.solves += 1
     status = h.getModelStatus()
     stats.last_status = h.modelStatusToString(status)
-    if status != highspy.HighsModelStatus.kOptimal and status != highspy.HighsModelStatus.kInfeasible:
-        stats.timed_out = True  # no proof that nothing is violated in this component
     points = [np.asarray(s.col_value[:k_y]) for s in h.getSavedMipSolutions()]
     if int(h.getInfo().primal_solution_status) == 2:
         points.append(np.asarray(h.getSolution().col_value[:k_y]))
+    if not points and status not in (highspy.HighsModelStatus.kOptimal,
+                                     highspy.HighsModelStatus.kInfeasible):
+        stats.timed_out = True  # no proof that nothing is violated in this component
     out = []
     seen = set()
     for y in points:
