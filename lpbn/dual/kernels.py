@@ -561,3 +561,59 @@ def primal_grow(n, sfam, sptr, sitems, eta, seed, viol_tol):
         if ba < 1.0 - viol_tol:
             break
     return members[:best_n].copy(), best_a
+
+
+@numba.njit(cache=True)
+def sink_order(eta, scores, offsets, family, inv_ptr, inv_items):
+    """A node order from an LP point η by repeated sink selection (a GOBNILP-style rounding).
+
+    Working backwards, the next sink is the remaining node whose best still-available
+    candidate (parents among the remaining nodes) has the largest η (ties: higher score);
+    the order is the reverse of the sink sequence.  Availability is kept incrementally via
+    the inverse index, so the cost is O(n² + Σ_v |candidates containing v| · family size).
+    """
+    n = offsets.shape[0] - 1
+    m = eta.shape[0]
+    blocked = np.zeros(m, dtype=np.int64)
+    removed = np.zeros(n, dtype=np.bool_)
+    bk1 = np.full(n, -np.inf)
+    bk2 = np.full(n, -np.inf)
+    for v in range(n):
+        for j in range(offsets[v], offsets[v + 1]):
+            if eta[j] > bk1[v] or (eta[j] == bk1[v] and scores[j] > bk2[v]):
+                bk1[v] = eta[j]
+                bk2[v] = scores[j]
+    order = np.empty(n, dtype=np.int64)
+    dirty = np.zeros(n, dtype=np.bool_)
+    for t in range(n - 1, -1, -1):
+        bv = -1
+        for v in range(n):
+            if removed[v] or bk1[v] == -np.inf:
+                continue
+            if bv < 0 or bk1[v] > bk1[bv] or (bk1[v] == bk1[bv] and bk2[v] > bk2[bv]):
+                bv = v
+        if bv < 0:
+            for v in range(n):
+                if not removed[v]:
+                    bv = v
+                    break
+        removed[bv] = True
+        order[t] = bv
+        for k in range(inv_ptr[bv], inv_ptr[bv + 1]):
+            j = inv_items[k]
+            blocked[j] += 1
+            dirty[family[j]] = True
+        for v in range(n):
+            if dirty[v]:
+                dirty[v] = False
+                if removed[v]:
+                    continue
+                b1 = -np.inf
+                b2 = -np.inf
+                for j in range(offsets[v], offsets[v + 1]):
+                    if blocked[j] == 0 and (eta[j] > b1 or (eta[j] == b1 and scores[j] > b2)):
+                        b1 = eta[j]
+                        b2 = scores[j]
+                bk1[v] = b1
+                bk2[v] = b2
+    return order

@@ -91,6 +91,7 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
         state.eta = None
         return False, math.nan
     state.eta = np.maximum(eta, 0.0)
+    state.last_eta = state.eta
     before = state.exact_value()
     old = state.lam.copy()
     state.set_lambda(np.maximum(lam, 0.0))

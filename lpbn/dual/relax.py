@@ -100,6 +100,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             rem = deadline - time.perf_counter()
             polish(state, None if not math.isfinite(rem) else max(0.2, rem))
             st.polishes += 1
+            dec = state.decode_eta()
+            if dec is not None:
+                inc.offer(dec[0], dec[1])
             v = state.value()
             if v < best_v:
                 best_v, best_lam = v, state.lam.copy()

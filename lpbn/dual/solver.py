@@ -121,6 +121,32 @@ def _split_ok(cache: ScoreCache, allowed: np.ndarray, i: int, row: np.ndarray) -
     return bool(np.any(a & disjoint) and np.any(a & ~disjoint))
 
 
+def choose_branch_eta(state: DualState) -> tuple[int, np.ndarray] | None:
+    """Edge branching at the polished LP point: the edge p -> i whose marginal μ_pi
+    (eq. 3) is closest to 1/2, as the cluster C = {i, p} (I_C(s) = [p ∉ s])."""
+    eta = state.last_eta
+    if eta is None:
+        return None
+    from .. import bitsets as bs
+    cache = state.cache
+    sup = np.flatnonzero(eta > 1e-9)
+    mu: dict[tuple[int, int], float] = {}
+    for j in sup:
+        i = int(cache.family[j])
+        for p in cache.parents(int(j)):
+            mu[(p, i)] = mu.get((p, i), 0.0) + float(eta[j])
+    best = None
+    for (p, i), v in mu.items():
+        if v >= 1 - 1e-6:
+            continue
+        key = abs(v - 0.5)
+        if best is None or key < best[0]:
+            row = bs.to_bitset([i, p], state.n)
+            if _split_ok(cache, state.allowed, i, row):
+                best = (key, i, row)
+    return None if best is None else (best[1], best[2])
+
+
 def choose_branch(state: DualState) -> tuple[int, np.ndarray] | None:
     """§6 key node (most I_C flips) and its cluster; falls back to any split.
 
@@ -194,12 +220,20 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
 
 def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
-               on_sweep: Callable[[dict[str, Any]], None] | None = None, **_: Any) -> SolveResult:
+               on_sweep: Callable[[dict[str, Any]], None] | None = None, branching: str | None = None, node_stall_rounds: int = 2,
+               **_: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
-    ``node_sweeps`` caps CD sweeps per non-root B&B node; ``root_polish`` solves the root
-    dual LP exactly with HiGHS; ``on_sweep`` is called after every CD sweep with
+    ``lp_polish`` (default: when m <= POLISH_MAX_ROWS) follows each stalled CD phase by an
+    exact warm-started HiGHS solve of the dual LP over the current clusters, which also
+    yields the primal point η used for primal separation, η-rounding and edge branching;
+    ``lp_polish=False`` is the paper's pure CD + subgradient algorithm.  ``branching``:
+    ``"flips"`` (§6 key node with most I_C flips; default without polish) or ``"eta"``
+    (edge p -> i with LP marginal closest to 1/2, as the cluster {i, p}; default with polish).
+    ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
+    rounds without progress before a node is branched; ``root_polish`` forces one exact
+    polish at the root.  ``on_sweep`` is called after every CD sweep with
     ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
     """
     orig = cache
@@ -208,6 +242,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     tol = control.tolerance
     if lp_polish is None:
         lp_polish = cache.m <= POLISH_MAX_ROWS
+    if branching is None:
+        branching = "eta" if lp_polish else "flips"
     state = DualState(cache)
     stats = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0, "decodes": 0,
              "max_depth": 0, "pruned_candidates": orig.m - cache.m, "root_bound": None}
@@ -269,7 +305,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         value, lam, st = relax(state, inc, separate=True, tol=tol, deadline=deadline,
                                max_sweeps=None if is_root else node_sweeps,
                                on_sweep=sweep_hook if on_sweep is not None else None,
-                               on_bound=bound_hook, lp_polish=lp_polish)
+                               on_bound=bound_hook, lp_polish=lp_polish,
+                               stall_rounds=2 if is_root else node_stall_rounds)
         stats["polishes"] = stats.get("polishes", 0) + st.polishes
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))
@@ -290,7 +327,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
             heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
             status = "time_limit"
             break
-        br = choose_branch(state)
+        br = choose_branch_eta(state) if branching == "eta" else None
+        br = br or choose_branch(state)
         if br is None:  # cannot happen unless every variable is fixed; keep bound valid
             heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
             status = "node_limit"

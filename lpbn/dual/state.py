@@ -51,6 +51,7 @@ class DualState:
         self.sweeps = 0
         self.subgradient_steps = 0
         self.eta: np.ndarray | None = None   # primal LP point after an exact polish
+        self.last_eta: np.ndarray | None = None
         self.exact_separation = True          # sub-IP fallback at LP points
         self.subip_clusters = 0
         if clusters is not None:
@@ -108,6 +109,7 @@ class DualState:
         self.refresh()
 
     def set_allowed(self, allowed: np.ndarray) -> None:
+        self.last_eta = None
         self.allowed = np.ascontiguousarray(allowed, dtype=np.bool_)
         K.node_maxima(self.scores, self.adj, self.allowed, self.offsets, self.M, self.arg)
 
@@ -159,6 +161,14 @@ class DualState:
         vals = self.scores + self.adj
         order, _ = K.regret_order(vals, self.allowed, self.offsets, self.family, self.sizes,
                                   self.inv_ptr, self.inv_items)
+        choice, score = self.cache.best_for_order(order)
+        return choice, score, order
+
+    def decode_eta(self) -> tuple[np.ndarray, float, np.ndarray] | None:
+        """Decode from the polished LP point η (sink rounding, then best parents per order)."""
+        if self.eta is None:
+            return None
+        order = K.sink_order(self.eta, self.scores, self.offsets, self.family, self.inv_ptr, self.inv_items)
         choice, score = self.cache.best_for_order(order)
         return choice, score, order
 
