@@ -5,11 +5,13 @@ The order graph's layer l holds the subsets U of l variables that survived pruni
 combinadic (colex = ascending bitmask) order, each with g(U), the best score of a DAG on U
 found so far.  Expanding U adds a leaf X ∉ U with its best parents inside U
 (BestScore(X, U), §5.2, answered from the pruned cache's best-first lists by subset tests
-on bitsets), so g(U ∪ {X}) = max over leaves of g(U) + BestScore(X, U).  With
-h(S) = Σ_{X ∉ S} BestScore(X, V∖{X}) (eq. 3), f = g + h bounds every completion from
-above; successors with f <= the incumbent's score are pruned (§5.1).  Open lists live in
-a RAM hash table and spill to sorted runs on disk that are merged with delayed duplicate
-detection (§5.4); per-layer (node, candidate) records on disk reconstruct the DAG (§5.5).
+on bit vectors), so g(U ∪ {X}) = max over leaves of g(U) + BestScore(X, U).  An admissible
+h (eq. 3, or its static pattern-database strengthening, :mod:`lpbn.bfbnb.heuristic`) makes
+f = g + h an upper bound on every completion; successors with f <= the incumbent's score
+are pruned (§5.1).  Layer l+1 is built as the merge of the n sorted per-leaf successor
+streams of layer l with delayed duplicate detection (§5.4, :mod:`lpbn.bfbnb.kernels`),
+written sequentially to disk and kept in RAM only when it fits ``memory_limit``;
+per-layer (node, candidate) records on disk reconstruct the DAG (§5.5).
 
 Bounds (log-scores, higher is better): the incumbent (OBS, :mod:`lpbn.bfbnb.obs`, or a
 DAG passed in) is the best score; after each complete layer, max(max f over the layer,
@@ -181,6 +183,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
             finally:
                 src.close()
                 out.close()
+            del src                                   # free layer l before loading layer l+1
             if files[level] is not None:
                 files[level].drop_scores()
             if status:
