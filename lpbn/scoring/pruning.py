@@ -66,11 +66,12 @@ def degree_bound(kind: int, N: int, rx: int, parent_arities, ll_empty: float, ll
     prod = 1.0
     for j, a in enumerate(ars, 1):
         prod *= a
+        # gap == 0: no set has a better fit than the empty set, so the penalty decides
         if k <= 1:
-            if c * (rx - 1) * (prod - 1.0) >= gap + slack:
+            if c * (rx - 1) * (prod - 1.0) >= gap + slack or gap <= 0.0:
                 return j - 1
         else:
-            if 2 ** j - 1 >= k and 0.5 * c * (rx - 1) * prod >= gap + slack:
+            if 2 ** j - 1 >= k and (0.5 * c * (rx - 1) * prod >= gap + slack or gap <= 0.0):
                 return j - 1
     return len(ars)
 
@@ -111,18 +112,6 @@ def _key(items, d, B):
         key += (items[i] + 1) * mul
         mul *= B
     return key
-
-
-@numba.njit(cache=True)
-def _grow(arr, need):
-    if need <= arr.shape[0]:
-        return arr
-    cap = max(need, 2 * arr.shape[0])
-    if arr.ndim == 1:
-        out = np.empty(cap, dtype=arr.dtype)
-        out[:arr.shape[0]] = arr
-        return out
-    return arr
 
 
 @numba.njit(cache=True)
