@@ -18,6 +18,7 @@ integral.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import highspy
@@ -148,8 +149,12 @@ class EtaLP:
 
     # ------------------------------------------------------------------ solving
     def set_time_limit(self, seconds: float | None) -> None:
-        self.h.setOptionValue("time_limit", float(seconds) if seconds is not None and
-                              math.isfinite(seconds) else highspy.kHighsInf)
+        """Limit the next solve to ``seconds`` (HiGHS compares its ``time_limit`` option with
+        the object's cumulative run time, so the limit is set relative to it)."""
+        if seconds is None or not math.isfinite(seconds):
+            self.h.setOptionValue("time_limit", highspy.kHighsInf)
+        else:
+            self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + max(0.0, float(seconds)))
 
     def set_integer(self, integer: bool = True) -> None:
         """Mark every column integral (the ILP) or continuous (the LP)."""
@@ -192,6 +197,15 @@ class EtaLP:
             h.setSolution(len(start), np.asarray(start, dtype=np.int32), np.ones(len(start)))
         rejected: list[np.ndarray] = []
         subs = []
+        deadline = (time.perf_counter() + time_limit) if time_limit is not None and \
+            math.isfinite(time_limit) else math.inf
+
+        def on_interrupt(e):
+            # also clears a flag left by an earlier solve; enforces our own clock, since
+            # HiGHS checks its time_limit only between some phases of a large MIP
+            e.interrupt(bool(rejected) or time.perf_counter() >= deadline)
+        h.cbMipInterrupt.subscribe(on_interrupt)
+        subs.append((h.cbMipInterrupt, on_interrupt))
         if check is not None:
             def on_solution(e):
                 x = np.asarray(e.data_out.mip_solution, dtype=np.float64)
@@ -203,12 +217,8 @@ class EtaLP:
                     e.interrupt(True)
                 else:
                     e.interrupt(bool(rejected))
-
-            def on_interrupt(e):
-                e.interrupt(bool(rejected))  # also clears a flag left by an earlier solve
             h.cbMipImprovingSolution.subscribe(on_solution)
-            h.cbMipInterrupt.subscribe(on_interrupt)
-            subs = [(h.cbMipImprovingSolution, on_solution), (h.cbMipInterrupt, on_interrupt)]
+            subs.append((h.cbMipImprovingSolution, on_solution))
         try:
             h.run()
         finally:

@@ -260,8 +260,6 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     # every sub-IP point is violated by >= tol in exact arithmetic; filter at tol/2 so that
     # rounding cannot drop it, and never read an empty result as a proof after that
     keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - 0.5 * tol]
-    if not keep:
-        stats.timed_out = True
     return [bits[k] for k in keep[:max_cuts]]
 
 
@@ -333,24 +331,34 @@ def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: 
     # Σ y >= 2, and objective >= -1 + tol (only violated clusters are feasible)
     h.addRow(2.0, highspy.kHighsInf, k_y, np.arange(k_y, dtype=np.int32), np.ones(k_y))
     h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
-    h.run()
-    stats.solves += 1
-    status = h.getModelStatus()
-    stats.last_status = h.modelStatusToString(status)
-    points = [np.asarray(s.col_value[:k_y]) for s in h.getSavedMipSolutions()]
-    if int(h.getInfo().primal_solution_status) == 2:
-        points.append(np.asarray(h.getSolution().col_value[:k_y]))
-    if not points and status not in (highspy.HighsModelStatus.kOptimal,
-                                     highspy.HighsModelStatus.kInfeasible):
-        stats.timed_out = True  # no proof that nothing is violated in this component
-    out = []
-    seen = set()
-    for y in points:
-        members = comp[y > 0.5]
-        key = tuple(members.tolist())
-        if len(members) >= 2 and key not in seen:
-            seen.add(key)
-            out.append(bs.to_bitset(members, n))
+    out: list[np.ndarray] = []
+    for attempt in range(2):
+        h.run()
+        stats.solves += 1
+        status = h.getModelStatus()
+        stats.last_status = h.modelStatusToString(status)
+        points = [np.asarray(s.col_value[:k_y]) for s in h.getSavedMipSolutions()]
+        if int(h.getInfo().primal_solution_status) == 2:
+            points.append(np.asarray(h.getSolution().col_value[:k_y]))
+        seen = set()
+        for y in points:
+            members = comp[y > 0.5]
+            key = tuple(members.tolist())
+            if len(members) >= 2 and key not in seen:
+                seen.add(key)
+                out.append(bs.to_bitset(members, n))
+        if out:
+            act = cluster_activity(cache, eta, np.array(out))
+            out = [b for b, a in zip(out, act) if a < 1.0 - 0.5 * tol]
+        if out or status in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
+            return out
+        if status != highspy.HighsModelStatus.kSolutionLimit or attempt:
+            break
+        # the solution limit stopped HiGHS on points that are not violated: solve to the end
+        h.setOptionValue("mip_max_improving_sols", 2147483647)
+        if time_limit is not None:  # HiGHS's clock is cumulative per object
+            h.setOptionValue("time_limit", float(h.getRunTime()) + float(max(time_limit, 1e-3)))
+    stats.timed_out = True  # no proof that nothing is violated in this component
     return out
 
 
