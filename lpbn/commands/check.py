@@ -17,6 +17,8 @@ def add_arguments(p) -> None:
                         "pulp-cbc for n<=15, dual when available)")
     p.add_argument("--time-limit", type=float, default=None, help="seconds per solver run")
     p.add_argument("--no-dual", action="store_true", help="skip the dual root relaxation check")
+    p.add_argument("--dual-cd-only", action="store_true",
+                   help="check the dual's coordinate-descent value without its exact LP polish")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", default=None, help="write the report here (default stdout)")
 
@@ -25,7 +27,8 @@ def run(args) -> int:
     from ..highs.crosscheck import crosscheck
     cache = read_scores(args.file)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else None
-    report = crosscheck(cache, methods=methods, time_limit=args.time_limit, dual=not args.no_dual)
+    report = crosscheck(cache, methods=methods, time_limit=args.time_limit, dual=not args.no_dual,
+                        dual_options={"polish_lp": False} if args.dual_cd_only else None)
     text = report.to_json(indent=2) + "\n" if args.format == "json" else report.to_text()
     emit(text, args.output)
     if not report.ok:

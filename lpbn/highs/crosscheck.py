@@ -228,7 +228,7 @@ def default_methods(cache: ScoreCache, dual_available: bool) -> list[str]:
 
 def crosscheck(cache: ScoreCache | str, *, methods: Iterable[str] | None = None,
                time_limit: float | None = None, tol: float = CHECK_TOL, root=None,
-               dual: bool = True) -> CrossCheckReport:
+               dual: bool = True, dual_options: dict | None = None) -> CrossCheckReport:
     """Run the LP duality check and the method-agreement check on one cache.
 
     Parameters
@@ -244,6 +244,9 @@ def crosscheck(cache: ScoreCache | str, *, methods: Iterable[str] | None = None,
         ``converged``, optionally ``best_score``/``best_dag``) — lets a test plant a value.
     dual : bool
         Run the dual's root relaxation (when ``root`` is not given).
+    dual_options : dict, optional
+        Extra keyword arguments of ``root_relaxation`` (e.g. ``{"polish_lp": False}`` to
+        check the coordinate-descent value alone, which is then only weakly dual).
 
     Returns
     -------
@@ -261,7 +264,7 @@ def crosscheck(cache: ScoreCache | str, *, methods: Iterable[str] | None = None,
             report.checks.append(Check("lp-duality", None,
                                        "dual solver (lpbn.dual.solver.root_relaxation) not available"))
         else:
-            root = root_fn(cache, time_limit=time_limit)
+            root = root_fn(cache, time_limit=time_limit, **(dual_options or {}))
     if root is not None:
         report.checks.extend(duality_checks(cache, root, tol))
     avail = set(available_methods())
