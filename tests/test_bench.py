@@ -242,6 +242,9 @@ def test_tiny_suite_with_dp_writes_tables(tiny_suite, tmp_path, monkeypatch):
     assert not list(latest.glob("*.png"))
     stamped = [d for d in (out / "tiny").iterdir() if d.name != "latest"]
     assert len(stamped) == 1 and (stamped[0] / "results.json").exists()
+    (stamped[0] / "summary.md").unlink()
+    assert main(["bench", "--report", str(stamped[0]), "--no-plots"]) == 0
+    assert (stamped[0] / "summary.md").read_text() == summary
 
 
 def test_planted_wrong_optimum_fails_loudly(tiny_suite, tmp_path, fakes, capsys):

@@ -115,6 +115,7 @@ def trace_plot(run: BenchRun, instance: str, path: Path) -> bool:
     fig, ax = plt.subplots(figsize=SIZE, dpi=DPI)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     finite: list[float] = []
+    incumbents: list[float] = []
     for k, r in enumerate(rows):
         c = colours[k % len(colours)]
         tr = [(max(t, 1e-4), a, b) for t, a, b in r["trace"]]
@@ -126,6 +127,7 @@ def trace_plot(run: BenchRun, instance: str, path: Path) -> bool:
             ax.step(xs, ys, where="post", color=c, label=f"{r['method']} incumbent",
                     marker="o" if len(inc) == 1 else None, markevery=[0], markersize=4)
             finite += list(ys)
+            incumbents += list(ys)
         if bnd:
             xs, ys = zip(*(bnd + [(end, bnd[-1][1])]))
             ax.step(xs, ys, where="post", color=c, linestyle="--", label=f"{r['method']} bound")
@@ -136,8 +138,13 @@ def trace_plot(run: BenchRun, instance: str, path: Path) -> bool:
         finite.append(opt)
     finite = [v for v in finite if math.isfinite(v)]
     if finite:
-        lo, hi = min(finite), max(finite)
-        pad = 0.05 * max(hi - lo, 1e-6 * max(1.0, abs(hi)))
+        # Zoom on the convergence: as far above the optimum as the worst incumbent is below
+        # it (the first, trivial bounds would otherwise squash the picture).
+        ref = opt if opt is not None else max(incumbents or finite)
+        lo = min(incumbents or finite)
+        below = max(ref - lo, 1e-6 * max(1.0, abs(ref)))
+        hi = min(max(finite), ref + 1.5 * below)
+        pad = 0.05 * (hi - lo)
         ax.set_ylim(lo - pad, hi + pad)
     ax.set_xscale("log")
     ax.set_xlabel("wall seconds")

@@ -81,7 +81,8 @@ def csv_text(run: BenchRun) -> str:
 
 
 def json_text(run: BenchRun) -> str:
-    payload = {"suite": run.suite.name, "started": run.started.isoformat(),
+    payload = {"suite": run.suite.name, "suite_path": str(run.suite.path),
+               "started": run.started.isoformat(),
                "seconds": run.seconds, "command": run.config.command, "methods": run.methods,
                "externals": run.externals, "time_limit": run.time_limit,
                "memory_limit_mb": run.memory_limit, "repeat": run.config.repeat,
@@ -94,7 +95,8 @@ def method_table(run: BenchRun) -> list[dict[str, Any]]:
     """Per method: runs, solved, wrong, limits, failures, geomean time, worst gap."""
     out = []
     for m in run.methods + run.externals:
-        rs = [r for r in run.rows if r["method"] == m and r["status"] != "absent"]
+        every = [r for r in run.rows if r["method"] == m and r["status"] != "absent"]
+        rs = [r for r in every if r["status"] != "skipped"]  # skipped by the suite's design
         times = []
         for r in rs:
             if solved(r) and r.get("seconds") is not None:
@@ -108,7 +110,8 @@ def method_table(run: BenchRun) -> list[dict[str, Any]]:
             "limit": sum(r["status"] in ("time_limit", "gap_limit", "node_limit", "memory_limit")
                          for r in rs),
             **{s: sum(r["status"] == s for r in rs) for s in FAIL_STATUSES},
-            "skipped": sum(r["status"] in ("skipped", "refused") for r in rs),
+            "refused": sum(r["status"] == "refused" for r in rs),
+            "skipped": sum(r["status"] == "skipped" for r in every),
             "geomean": geomean(times) if rs else math.nan,
             "worst_gap": max(gaps) if gaps else None,
             "peak_rss": max((r["peak_rss_mb"] for r in rs if r.get("peak_rss_mb") is not None),
@@ -203,9 +206,11 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
           f"- Limits per run: {run.time_limit:g} s time limit (lpbn.solve's own), "
           f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
           f"{run.jobs} run(s) in parallel",
-          "- Time: wall seconds of `lpbn.solve` inside the worker process (without start-up and "
-          "reading); externals: whole process.  Geometric mean over the suite's instances, "
-          "unsolved runs counted at the time limit.",
+          "- Time: wall seconds of `lpbn.solve` inside the worker process (without start-up, "
+          "reading or scoring; `process_seconds` in results.csv has the whole process); "
+          "externals: whole process.  Geometric mean over the suite's instances, unsolved runs "
+          "counted at the time limit.  Cells: `opt` = proven optimal (and checked), else the "
+          "status and the final gap.",
           "- Check: every DAG is re-scored against its cache; scores and bounds are checked against "
           "the known optimum (relative tolerance 1e-6 unless the entry says otherwise) and across "
           "methods."]
@@ -223,14 +228,15 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
               "methods.", ""]
     L += ["## Per method", "",
           "| method | runs | solved | wrong | stopped at limit | timeout | memout | crash | error "
-          "| skipped | geomean s | worst gap | max RSS MB |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| refused | geomean s | worst gap | max RSS MB | skipped (suite max_n) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for t in method_table(run):
         L.append(f"| {t['method']} | {t['runs']} | {t['solved']} | {t['wrong']} | {t['limit']} | "
-                 f"{t['timeout']} | {t['memout']} | {t['crash']} | {t['error']} | {t['skipped']} | "
+                 f"{t['timeout']} | {t['memout']} | {t['crash']} | {t['error']} | {t['refused']} | "
                  f"{_secs(t['geomean'])} | "
                  f"{'' if t['worst_gap'] is None else format(t['worst_gap'], '.3%')} | "
-                 f"{'' if t['peak_rss'] is None else format(t['peak_rss'], '.0f')} |")
+                 f"{'' if t['peak_rss'] is None else format(t['peak_rss'], '.0f')} | "
+                 f"{t['skipped']} |")
     peers = peer_table(run)
     if peers:
         L += ["", "Peer numbers from the suite's anchors (`../shared/anchors/ANCHORS.md`: measured "
@@ -242,7 +248,9 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
     L += ["", "## Per instance", ""]
     cols = run.methods + run.externals
     peer_names = [p["peer"] for p in peers]
-    head = ["instance", "n", "m", "optimum"] + cols + peer_names
+    scored = any(r.get("score_seconds") is not None for r in run.rows)
+    head = ["instance", "n", "m"] + (["scoring s"] if scored else []) + ["optimum"] + cols + \
+        peer_names
     L.append("| " + " | ".join(head) + " |")
     L.append("|" + "---|" * len(head))
     by = {(r["instance"], r["method"]): r for r in run.rows}
@@ -255,8 +263,10 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
         m = next((r.get("m") for r in rs if r is not None and r.get("m")), "")
         n = next((r.get("n") for r in rs if r is not None and r.get("n")), e.n)
         opt = _fmt(e.optimum, ".6f") if e.optimum is not None else "?"
-        cells = [e.name, str(n or ""), str(m or ""), opt] + [_cell(r) for r in rs] + \
-            [_peer_cell(e.peers.get(p)) for p in peer_names]
+        sc = next((r.get("score_seconds") for r in rs if r is not None
+                   and r.get("score_seconds") is not None), None)
+        cells = [e.name, str(n or ""), str(m or "")] + ([_secs(sc)] if scored else []) + [opt] + \
+            [_cell(r) for r in rs] + [_peer_cell(e.peers.get(p)) for p in peer_names]
         L.append("| " + " | ".join(cells) + " |")
     absent = sorted({r["instance"] for r in run.rows if r["status"] == "absent"})
     if absent:
@@ -315,3 +325,39 @@ def refresh_latest(run_dir: Path, latest: Path) -> None:
     tmp.rename(latest)
     if old.exists():
         shutil.rmtree(old)
+
+
+def load_run(run_dir: str | os.PathLike) -> BenchRun:
+    """A :class:`BenchRun` back from ``run_dir/results.json`` (to re-render its report)."""
+    from datetime import datetime
+
+    from ..errors import InputError
+    from .runner import BenchConfig
+    from .suite import load_suite
+    path = Path(run_dir) / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read a bench result: {exc}") from None
+    spec = data.get("suite_path") or data["suite"]
+    suite = load_suite(spec if Path(spec).exists() else data["suite"])
+    config = BenchConfig(methods=data["methods"], repeat=data.get("repeat", 1),
+                         jobs=data.get("jobs") or 1, command=data.get("command", ""))
+    return BenchRun(suite=suite, config=config, methods=data["methods"],
+                    externals=data.get("externals", []), rows=data["rows"],
+                    started=datetime.fromisoformat(data["started"]), seconds=data["seconds"],
+                    time_limit=data["time_limit"], memory_limit=data["memory_limit_mb"],
+                    notes=data.get("notes", []), jobs=data.get("jobs") or 1)
+
+
+def rerender(run_dir: str | os.PathLike, plot: bool = True) -> Path:
+    """Rewrite ``summary.md`` (and plots) of a finished run from its ``results.json``."""
+    run = load_run(run_dir)
+    out = Path(run_dir)
+    plots = []
+    if plot:
+        from .plots import make_plots
+        plots = make_plots(run, out)
+    with atomic_write(out / "summary.md") as fh:
+        fh.write(summary_md(run, plots))
+    return out

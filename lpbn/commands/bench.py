@@ -61,6 +61,8 @@ def add_arguments(p) -> None:
                    help="also exit 1 when a run crashes, times out, runs out of memory or errors")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.add_argument("--list", action="store_true", help="list the bundled suites and exit")
+    p.add_argument("--report", metavar="RUN_DIR",
+                   help="re-render summary.md and plots of a finished run from its results.json")
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, str]:
@@ -113,6 +115,11 @@ def run(args) -> int:
         for name in list_suites():
             s = load_suite(name)
             print(f"{name:<10} {len(s.entries):>4} instances  {s.description}")
+        return 0
+    if args.report:
+        from ..bench.report import rerender
+        out = rerender(args.report, plot=not args.no_plots)
+        print(f"re-rendered {out / 'summary.md'}")
         return 0
     if not args.suite:
         raise InputError("give a SUITE (see --list)")
