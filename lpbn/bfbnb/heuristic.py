@@ -183,3 +183,34 @@ def _fill_table(table, lo, k, n, masks, starts, stops, scores):
                     if v > best:
                         best = v
         table[a] = best
+
+
+def order_groups(order, max_group: int) -> list[list[int]]:
+    """Contiguous chunks of ``max_group`` variables of a good ordering (e.g. OBS's)."""
+    order = [int(v) for v in order]
+    return [sorted(order[i:i + max_group]) for i in range(0, len(order), max_group)]
+
+
+def choose_groups(pruned: ScoreCache, order, max_group: int) -> tuple[list[list[int]], Relabelled]:
+    """The tightest of a few static partitions, judged by h(∅) (smaller = tighter bound).
+
+    Candidates: :func:`make_groups` (coupling-based) and :func:`order_groups` (chunks of the
+    incumbent's ordering) with group sizes ``max_group`` and ``max_group - 4``.  With
+    ``n <= max_group`` the single group (the exact DP) is used.
+    """
+    n = pruned.n
+    if n <= max_group or max_group <= 1:
+        groups = make_groups(pruned, max_group)
+        return groups, relabel(pruned, groups)
+    best = None
+    seen = set()
+    for size in sorted({max_group, max(2, max_group - 4)}, reverse=True):
+        for groups in (make_groups(pruned, size), order_groups(order, size)):
+            key = tuple(tuple(g) for g in sorted(groups))
+            if key in seen:
+                continue
+            seen.add(key)
+            rl = relabel(pruned, groups)
+            if best is None or rl.h_start() < best[1].h_start():
+                best = (groups, rl)
+    return best

@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..result import DAG, SolveResult
 from . import kernels as K
 from .external import LayerFiles, LayerSource, TempArea
-from .heuristic import Relabelled, make_groups, relabel
+from .heuristic import Relabelled, choose_groups, make_groups, relabel
 from .obs import ordering_search
 
 GIB = 1 << 30
@@ -96,8 +96,9 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         min(10, 0.1 + 0.005 n²), stopping after 500 + 50n restarts without improvement).
     dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
         its DAG and bound.
-    heuristic : "static" (default; static pattern databases over groups of ``group_size``
-        variables, Yuan & Malone 2012) or "simple" (Malone et al. 2011, eq. 3).
+    heuristic : "static" (default; static pattern databases over groups of at most
+        ``group_size`` variables, Yuan & Malone 2012, the tightest h(∅) of a few partitions)
+        or "simple" (Malone et al. 2011, eq. 3).
     group_size : largest pattern-database group (default ``min(n, 20)``).
     """
     if unknown:
@@ -116,13 +117,6 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     t0 = time.perf_counter()
     pruned = cache.prune_dominated()
     scores = pruned.scores
-    groups = make_groups(pruned, group_size if heuristic == "static" else 1)
-    rl = relabel(pruned, groups)
-    hstart = rl.h_start()
-    stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
-                             "memory_limit": mem, "heuristic": heuristic,
-                             "groups": [len(g) for g in groups],
-                             "heuristic_seconds": time.perf_counter() - t0, "h_start": hstart}
 
     # ---- incumbent: OBS (+ optional given DAG / dual solver) -------------------------
     patience = None
@@ -130,6 +124,8 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         obs_time, patience = min(10.0, 0.1 + 0.005 * n * n), 500 + 50 * n
     if control.time_limit is not None:
         obs_time = min(obs_time, 0.2 * control.time_limit)
+    stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
+                             "memory_limit": mem}
     order, lb = ordering_search(pruned, seed=seed, time_limit=obs_time, patience=patience)
     choice, _ = pruned.best_for_order(order)
     inc_dag = _dag_from_choices(pruned, cache.names, choice)
@@ -150,6 +146,15 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 inc_dag, lb = dag, s
         ub_extra = min(ub_extra, bound)
     stats["incumbent_seconds"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    if heuristic == "static":
+        groups, rl = choose_groups(pruned, order, group_size)
+    else:
+        groups = make_groups(pruned, 1)
+        rl = relabel(pruned, groups)
+    hstart = rl.h_start()
+    stats.update(heuristic=heuristic, groups=[len(gr) for gr in groups], h_start=hstart,
+                 heuristic_seconds=time.perf_counter() - t1)
     control.improved(best=lb, bound=max(lb, min(hstart, ub_extra)), phase="incumbent")
 
     eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
