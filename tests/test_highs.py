@@ -146,11 +146,20 @@ def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
     assert close(cache.dag_score(r.dag.parents), r.score)
 
 
-def test_highs_without_root_cuts_uses_incumbent_cycles():
+@pytest.mark.parametrize("lazy", [True, False])
+def test_highs_without_root_cuts_uses_incumbent_cycles(lazy):
     cache = random_cache(8, seed=11, density=0.9)
     dp = lpbn.solve(cache, method="dp")
-    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False)
+    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False, lazy=lazy)
     assert r.status == "optimal" and close(r.score, dp.score)
+    assert r.stats["cuts_incumbent"] > 0
+
+
+def test_unknown_option_is_an_input_error():
+    with pytest.raises(lpbn.InputError):
+        lpbn.solve(random_cache(4), method="highs", no_such_option=1)
+    with pytest.raises(lpbn.InputError):
+        lpbn.solve(random_cache(4), method="pulp-cbc", no_such_option=1)
 
 
 def test_highs_time_limit_returns_valid_bound(instances, known_optima):

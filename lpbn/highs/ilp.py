@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
+from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from .lp_model import EtaLP, choice_from_eta, is_integral
 from .separation import cut_loop, incumbent_clusters
@@ -73,8 +74,9 @@ def choice_is_acyclic(cache: ScoreCache, choice: np.ndarray) -> bool:
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                 prune: bool = True, lazy: bool = True, recut: bool = True,
-                subip_time: float | None = 30.0, threads: int = 1, log: bool = False, max_mip_rounds: int | None = None,
-                **_ignored) -> SolveResult:
+                subip_time: float | None = 30.0, threads: int = 1, log: bool = False,
+                max_mip_rounds: int | None = None, memory_limit: int | None = None,
+                **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -99,7 +101,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         optimum, and the returned DAG's parent sets and scores are the cache's own).
     max_mip_rounds : int, optional
         Stop after this many MIP solves (status ``node_limit``).
+    memory_limit : int, optional
+        Accepted for interface compatibility; HiGHS's memory is not limited.
     """
+    if unknown:
+        raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
     if prune:
         cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)

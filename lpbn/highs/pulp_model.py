@@ -135,13 +135,15 @@ def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
 
 def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                    prune: bool = True, threads: int = 1, msg: bool = False,
-                   **_ignored) -> SolveResult:
+                   memory_limit: int | None = None, **unknown) -> SolveResult:
     """``method="pulp-cbc"``: root cuts (HiGHS LP), then CBC solve–separate–resolve.
 
     A CBC optimum whose incumbent is acyclic is optimal for the whole problem (its rows
     are valid for every DAG).  At a time limit the best DAG and the best bound so far
     (root LP or last proven MIP value) are returned.
     """
+    if unknown:
+        raise InputError(f"method 'pulp-cbc' has no option(s) {', '.join(sorted(unknown))}")
     pulp = _pulp()
     if prune:  # safe for the optimum (ScoreCache.prune_dominated)
         cache = cache.prune_dominated()
