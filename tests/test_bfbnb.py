@@ -264,3 +264,21 @@ def test_dual_solution_as_incumbent():
     r = lpbn.solve(c, "bfbnb", dual_time=1.0, obs_time=0.0)
     _check(c, r, opt)
     assert "dual_score" in r.stats and r.stats["dual_score"] <= opt + 1e-9
+
+
+def test_64_variables():
+    """n = 64 fills the whole uint64 word: a chain plus tempting back edges."""
+    n = 64
+    fams = []
+    for i in range(n):
+        fam = [(-10.0, ())]
+        if i > 0:
+            fam.append((-1.0, (i - 1,)))
+        if i < n - 1:
+            fam.append((-9.5, (i + 1,)))
+        fams.append(fam)
+    c = ScoreCache.from_families([f"v{i}" for i in range(n)], fams)
+    r = lpbn.solve(c, "bfbnb", time_limit=60)
+    assert r.status == "optimal"
+    assert r.score == pytest.approx(-10.0 - 63.0)
+    assert r.dag.parents[5] == (4,)
