@@ -65,14 +65,15 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
     With ``separate=False`` only the given clusters (plus the simplex constraints) are
     used.  ``max_iters`` caps the number of CD sweeps.  Unless the bound already meets a
     decoded DAG, the dual LP over the final clusters is solved exactly (``polish_lp``), so
-    ``converged`` is True only when ``value`` is the LP optimum.
+    ``converged`` is True only when ``value`` is the LP optimum.  With ``separate=True``
+    the rounds also polish, so primal (LP-point) separation can add clusters.
     """
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + time_limit
     state = DualState(cache, clusters)
     inc = Incumbent()
     value, lam, st = relax(state, inc, separate=separate, deadline=deadline, max_sweeps=max_iters,
-                           tol=1e-12)
+                           tol=1e-12, lp_polish=separate and polish_lp and cache.m <= POLISH_MAX_ROWS)
     converged = closed(value, inc.score, 1e-12)
     lp_value = math.nan
     polished = False
