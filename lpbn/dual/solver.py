@@ -354,6 +354,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     score = inc.score
     if dag is not None:
         score = float(orig.dag_score(dag.parents)) if orig is not cache else score
+        final_bound = max(final_bound, score)   # summation-order rounding only
     extra = {}
     if "root_clusters" in locals():
         extra["clusters"] = root_clusters
