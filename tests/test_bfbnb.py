@@ -4,7 +4,6 @@ external memory (spills, streamed layers), temp-file cleanup, anytime behaviour,
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -166,11 +166,11 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     status = None
     message = ""
     budget = _Budget(mem, n)
-    area = TempArea(tmp_dir)
     files: list[LayerFiles | None] = [None] * (n + 1)
     keys, g = np.zeros(1, dtype=np.uint64), np.zeros(1)
     peak_disk = 0
     goal_g = -math.inf
+    area = TempArea(tmp_dir)
     try:
         for level in range(n):
             status = control.should_stop(nodes=int(totals[0]))
@@ -189,12 +189,12 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 src.close()
                 out.close()
             del src                                   # free layer l before loading layer l+1
+            peak_disk = max(peak_disk, area.disk_usage())
             if files[level] is not None:
                 files[level].drop_scores()
             if status:
                 message = f"stopped in layer {level + 1} of {n}"
                 break
-            peak_disk = max(peak_disk, area.disk_usage())
             pruned_max = max(pruned_max, float(fstate[1]))
             layer_sizes.append(out.count)
             if out.count == 0:
