@@ -143,7 +143,7 @@ def trace_plot(run: BenchRun, instance: str, path: Path) -> bool:
         ref = opt if opt is not None else max(incumbents or finite)
         lo = min(incumbents or finite)
         below = max(ref - lo, 1e-6 * max(1.0, abs(ref)))
-        hi = min(max(finite), ref + 1.5 * below)
+        hi = max(min(max(finite), ref + 1.5 * below), ref + 0.1 * below)
         pad = 0.05 * (hi - lo)
         ax.set_ylim(lo - pad, hi + pad)
     ax.set_xscale("log")
