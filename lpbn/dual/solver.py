@@ -222,7 +222,7 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
 def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
                on_sweep: Callable[[dict[str, Any]], None] | None = None, branching: str | None = None, node_stall_rounds: int = 2,
-               **_: Any) -> SolveResult:
+               **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -237,6 +237,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     polish at the root.  ``on_sweep`` is called after every CD sweep with
     ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
     """
+    if unknown:
+        from ..errors import InputError
+        raise InputError(f"method 'dual' got unknown option(s): {', '.join(sorted(unknown))}")
     orig = cache
     if prune:
         cache = cache.prune_dominated()
