@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
 
 from .runner import BenchRun
 

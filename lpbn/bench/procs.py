@@ -79,9 +79,8 @@ def run_worker(job: dict[str, Any], workdir: Path, key: str, timeout: float,
     errfile = workdir / f"{key}.stderr"
     logfile = workdir / f"{key}.stdout"
     jobfile.write_text(json.dumps(job), encoding="utf-8")
-    for f in (outfile,):
-        if f.exists():
-            f.unlink()
+    if outfile.exists():
+        outfile.unlink()
     cmd = [sys.executable, "-c", _LAUNCH, str(jobfile), str(outfile)]
     with open(logfile, "wb") as out, open(errfile, "wb") as err:
         t0 = time.monotonic()
