@@ -221,7 +221,7 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
 
 def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
-               on_sweep: Callable[[dict[str, Any]], None] | None = None, branching: str | None = None, node_stall_rounds: int = 2,
+               on_sweep: Callable[[dict[str, Any]], None] | None = None, branching: str | None = None, node_stall_rounds: int = 2, grow_seeds: int | None = None,
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -232,6 +232,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     ``lp_polish=False`` is the paper's pure CD + subgradient algorithm.  ``branching``:
     ``"flips"`` (§6 key node with most I_C flips; default without polish) or ``"eta"``
     (edge p -> i with LP marginal closest to 1/2, as the cluster {i, p}; default with polish).
+    ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
     ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
     rounds without progress before a node is branched; ``root_polish`` forces one exact
     polish at the root.  ``on_sweep`` is called after every CD sweep with
@@ -249,6 +250,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if branching is None:
         branching = "eta" if lp_polish else "flips"
     state = DualState(cache)
+    if grow_seeds is not None:
+        state.grow_seeds = int(grow_seeds)
     stats = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0, "decodes": 0,
              "max_depth": 0, "pruned_candidates": orig.m - cache.m, "root_bound": None}
     heap: list[_Node] = []

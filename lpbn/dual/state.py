@@ -54,6 +54,7 @@ class DualState:
         self.last_eta: np.ndarray | None = None
         self.exact_separation = True          # sub-IP fallback at LP points
         self.subip_clusters = 0
+        self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -314,7 +315,10 @@ class DualState:
     def _separate_grow(self, max_new: int, deadline: float) -> int:
         added = 0
         max_size = self.n
-        for seed in np.argsort(-self.flips, kind="stable"):
+        seeds = np.argsort(-self.flips, kind="stable")
+        if self.grow_seeds is not None:
+            seeds = seeds[:self.grow_seeds]
+        for seed in seeds:
             if time.perf_counter() > deadline:
                 break
             members, gain = K.grow_cluster(int(seed), self.scores, self.adj, self.allowed, self.offsets,
