@@ -221,7 +221,8 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
 
 def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
-               on_sweep: Callable[[dict[str, Any]], None] | None = None, branching: str | None = None, node_stall_rounds: int = 2, grow_seeds: int | None = None,
+               on_sweep: Callable[[dict[str, Any]], None] | None = None,
+               branching: str | None = None, node_stall_rounds: int = 2, grow_seeds: int | None = None,
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
