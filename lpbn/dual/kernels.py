@@ -412,11 +412,17 @@ def short_cycle_through(start, eptr, eitems, s):
 
 
 @numba.njit(cache=True)
-def _gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_items):
-    """min_{i ∈ C} (W^0_{C;i} - W^1_{C;i}) for a new cluster (λ_C = 0); C given by ``inC``."""
+def _gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_items, floor=NEG):
+    """min_{i ∈ C} (W^0_{C;i} - W^1_{C;i}) for a new cluster (λ_C = 0); C given by ``inC``.
+
+    Members are scanned last-first (the newest member usually limits the gain); the scan
+    stops as soon as the running minimum is < ``floor`` (the caller cannot use it then).
+    """
     g = np.inf
-    for t in range(nmem):
-        i = members[t]
+    for tt in range(nmem):
+        if g < floor:
+            return g
+        i = members[nmem - 1 - tt]
         w0 = NEG
         w1 = NEG
         for j in range(offsets[i], offsets[i + 1]):
@@ -484,7 +490,8 @@ def grow_cluster(seed, scores, adj, allowed, offsets, pset_ptr, pset_items, arg,
                 continue
             inC[k] = True
             members[nmem] = k
-            g = _gain_of(members, nmem + 1, inC, scores, adj, allowed, offsets, pset_ptr, pset_items)
+            g = _gain_of(members, nmem + 1, inC, scores, adj, allowed, offsets, pset_ptr, pset_items,
+                         max(bg, gain))
             inC[k] = False
             if g > bg:
                 bg = g
