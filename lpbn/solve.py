@@ -30,8 +30,9 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
 }
 
-#: Largest n for which ``method="auto"`` picks the subset DP.
+#: ``method="auto"``: subset DP up to this n, then BFBnB up to AUTO_BFBNB_MAX_N, then the dual.
 AUTO_DP_MAX_N = 20
+AUTO_BFBNB_MAX_N = 32
 
 
 def register_method(name: str, func: str | Callable[..., SolveResult]) -> None:
@@ -151,6 +152,14 @@ class SolveControl:
               f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
 
 
+def _auto_method(n: int) -> str:
+    if n <= AUTO_DP_MAX_N:
+        return "dp"
+    if n <= AUTO_BFBNB_MAX_N:
+        return "bfbnb"
+    return "dual"
+
+
 def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
           time_limit: float | None = None, gap_limit: float | None = None,
           node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
@@ -165,7 +174,8 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     method : str
         ``"dp"`` (subset DP, Silander & Myllymäki 2006), ``"dual"`` (Jaakkola et al. 2010),
         ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
-        ``"brute"`` (tests only), or ``"auto"``: DP for n <= 20, else the dual solver.
+        ``"brute"`` (tests only), or ``"auto"``: DP for n <= 20, BFBnB for n <= 32, else
+        the dual solver (a portfolio by instance size).
     time_limit, gap_limit, node_limit
         Stop early with the best DAG and bound so far (status says which limit).
     callback
@@ -183,7 +193,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         from .formats import read_scores
         cache = read_scores(cache)
     if method == "auto":
-        method = "dp" if cache.n <= AUTO_DP_MAX_N or "dual" not in available_methods() else "dual"
+        method = _auto_method(cache.n)
     fn = _resolve(method)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
