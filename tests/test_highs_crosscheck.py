@@ -7,7 +7,6 @@ import json
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import pytest
 
 import lpbn
