@@ -177,3 +177,27 @@ def test_shared_exact_sample(shared):
         assert r.score <= v["optimum"] + TOL * max(1, abs(v["optimum"])), relpath
         if r.status == "optimal":
             assert rel(r.score, v["optimum"]) <= TOL, relpath
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 9), seed=st.integers(0, 10_000), share=st.sampled_from([0.0, 0.2, 1.0]))
+def test_local_search_share_keeps_exactness(n, seed, share):
+    """The OBS incumbent search (any share of the time, or none) never changes the optimum."""
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.6)
+    opt = optimum(cache)
+    r = lpbn.solve(cache, method="dual", local_search=share, seed=seed)
+    assert r.status == "optimal" and rel(r.score, opt) <= TOL
+    assert r.upper_bound >= opt - TOL * max(1, abs(opt))
+
+
+def test_order_search_improves_on_decoded_order():
+    from lpbn.dual.incumbent import OrderSearch, dag_order
+    cache = random_cache(12, seed=3, max_parents=3, density=0.7)
+    state = DualState(cache)
+    choice, score, order = state.decode()
+    res = OrderSearch(cache, seed=1).run(0.2, [order, dag_order(cache, choice)])
+    assert res is not None
+    ch, sc = res
+    assert sc >= score - 1e-9
+    assert rel(sc, cache.dag_score([cache.parents(int(j)) for j in ch])) <= 1e-12
+    assert rel(sc, optimum(cache)) <= TOL or sc < optimum(cache)

@@ -56,12 +56,14 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
           deadline: float = math.inf, max_sweeps: int | None = None, max_rounds: int = 10_000,
           subgradient_steps: int = 4, on_sweep: Callable[[float], None] | None = None,
           on_bound: Callable[[float], None] | None = None, stall_rounds: int = 2,
-          eps0: float | None = None, lp_polish: bool = False) -> tuple[float, np.ndarray, RelaxStats]:
+          eps0: float | None = None, lp_polish: bool = False,
+          on_round: Callable[[np.ndarray], None] | None = None) -> tuple[float, np.ndarray, RelaxStats]:
     """Minimise the dual over the current (and separated) clusters.
 
     With ``lp_polish`` a stalled CD is followed each round by an exact solve of the dual LP
     over the current clusters (:mod:`lpbn.dual.polish`), which moves λ off the CD stall
-    point so separation and decoding see an LP-optimal dual.
+    point so separation and decoding see an LP-optimal dual.  ``on_round`` is called after
+    every round with the round's min-regret order (eqs. 15-16), e.g. to seed a local search.
 
     Returns (certified dual value of the best λ, best λ, stats).  The value is recomputed
     from λ without drift; -inf means the restricted problem admits no DAG.
@@ -91,7 +93,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             best_v, best_lam = v, state.lam.copy()
             if on_bound is not None:
                 on_bound(best_v)
-        choice, score, _ = state.decode()
+        choice, score, round_order = state.decode()
         inc.offer(choice, score)
         if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
             break
@@ -138,6 +140,8 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             best_lam = state.lam.copy()
             st.added += added
         st.history.append((t, best_v, inc.score, state.K))
+        if on_round is not None and time.perf_counter() < deadline:
+            on_round(round_order)
         if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
             break
         improved = round_start - best_v > 1e-9 * max(1.0, abs(best_v))

@@ -24,6 +24,7 @@ from ..cache import ScoreCache
 from ..clusters import ClusterFamily
 from ..result import DAG, OPTIMAL, SolveResult
 from ..solve import SolveControl
+from .incumbent import OrderSearch, dag_order
 from .polish import polish
 from .relax import Incumbent, closed, relax
 from .state import DualState
@@ -223,6 +224,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
                on_sweep: Callable[[dict[str, Any]], None] | None = None,
                branching: str | None = None, node_stall_rounds: int = 2, grow_seeds: int | None = None,
+               local_search: float = 0.2, seed: int = 0,
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -238,6 +240,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     rounds without progress before a node is branched; ``root_polish`` forces one exact
     polish at the root.  ``on_sweep`` is called after every CD sweep with
     ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
+    ``local_search`` is the share of the run time given to ordering-based local search
+    (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
+    min-regret decoded orders (§5.2); 0 disables it.  It only offers DAGs, never bounds.
     """
     if unknown:
         from ..errors import InputError
@@ -279,8 +284,35 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
 
     deadline = math.inf if control.time_limit is None else control.start + control.time_limit
     # initial incumbent: any DAG (greedy order from the cache)
-    choice, score, _ = state.decode()
+    choice, score, order0 = state.decode()
     inc.offer(choice, score)
+    searcher = OrderSearch(cache, seed) if local_search > 0 and cache.n >= 2 else None
+    searched = [-math.inf]   # incumbent score at the last search start
+
+    def search(starts=(), force: bool = False, budget: float | None = None,
+               patience: int | None = None) -> None:
+        """OBS from ``starts`` (+ the incumbent's order) within its share of the time."""
+        if searcher is None:
+            return
+        now = time.perf_counter()
+        if budget is None:
+            budget = local_search * (now - control.start) - searcher.seconds
+            if not force and budget < 0.05:
+                return
+        if math.isfinite(deadline):
+            budget = min(budget, 0.5 * max(0.0, deadline - now))
+        starts = list(starts)
+        if inc.choice is not None and inc.score > searched[0]:
+            starts.append(dag_order(cache, inc.choice))
+        searched[0] = inc.score
+        res = searcher.run(budget, starts, patience)
+        if res is not None:
+            inc.offer(res[0], res[1])
+        stats["local_search_seconds"] = searcher.seconds
+
+    if searcher is not None:
+        first = 1.0 if control.time_limit is None else min(1.0, 0.05 * control.time_limit)
+        search([order0], force=True, budget=first, patience=max(20, 2 * cache.n))
     initial_bound = state.value()
     control.improved(bound=initial_bound)
     if on_sweep is not None:
@@ -314,7 +346,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                                max_sweeps=None if is_root else node_sweeps,
                                on_sweep=sweep_hook if on_sweep is not None else None,
                                on_bound=bound_hook, lp_polish=lp_polish,
-                               stall_rounds=2 if is_root else node_stall_rounds)
+                               stall_rounds=2 if is_root else node_stall_rounds,
+                               on_round=(lambda o: search([o])) if searcher is not None else None)
         stats["polishes"] = stats.get("polishes", 0) + st.polishes
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))
@@ -331,6 +364,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         if value == -math.inf or closed(value, inc.score, tol):
             pruned[0] = max(pruned[0], value)
             continue
+        if searcher is not None:
+            search()
+            if closed(value, inc.score, tol):
+                pruned[0] = max(pruned[0], value)
+                continue
         if time.perf_counter() > deadline:
             heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
             status = "time_limit"
