@@ -201,3 +201,24 @@ def test_order_search_improves_on_decoded_order():
     assert sc >= score - 1e-9
     assert rel(sc, cache.dag_score([cache.parents(int(j)) for j in ch])) <= 1e-12
     assert rel(sc, optimum(cache)) <= TOL or sc < optimum(cache)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 12), seed=st.integers(0, 10_000), noise=st.booleans())
+def test_incremental_growth_matches_reference(n, seed, noise):
+    """grow_cluster_fast (incremental eq. 20 gains) returns exactly grow_cluster's clusters."""
+    from lpbn.dual import kernels as K
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
+    state = DualState(cache)
+    state.optimise(max_sweeps=5)
+    state.separate()
+    state.optimise(max_sweeps=5)
+    if noise:
+        state.adj[:] += np.random.default_rng(seed).normal(size=cache.m) * 0.3
+        K.node_maxima(state.scores, state.adj, state.allowed, state.offsets, state.M, state.arg)
+    args = (state.scores, state.adj, state.allowed, state.offsets, state.pset_ptr, state.pset_items,
+            state.arg, state.inv_ptr, state.inv_items, state.family, n)
+    for s in range(n):
+        a, ga = K.grow_cluster(s, *args)
+        b, gb = K.grow_cluster_fast(s, *args)
+        assert np.array_equal(a, b) and ga == gb

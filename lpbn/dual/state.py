@@ -321,7 +321,7 @@ class DualState:
         for seed in seeds:
             if time.perf_counter() > deadline:
                 break
-            members, gain = K.grow_cluster(int(seed), self.scores, self.adj, self.allowed, self.offsets,
+            members, gain = K.grow_cluster_fast(int(seed), self.scores, self.adj, self.allowed, self.offsets,
                                            self.pset_ptr, self.pset_items, self.arg, self.inv_ptr,
                                            self.inv_items, self.family, max_size)
             if gain > 0.0 and self._try_add(members):
