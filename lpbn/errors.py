@@ -15,32 +15,28 @@ class InputError(LpbnError, ValueError):
     """Bad input from the user: a file, an option or an argument (CLI exit code 2)."""
 
 
-class ScoreFileError(InputError):
+class _LocatedError(InputError):
+    """An input error that knows the file, line (1-based) and column it is about."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None,
+                 column: int | None = None):
+        self.path = path
+        self.line = line
+        self.column = column
+        self.reason = message
+        super().__init__(_locate(message, path, line, column))
+
+
+class ScoreFileError(_LocatedError):
     """A local-score file (jkl, pss) is malformed or describes an unusable instance.
 
     The message always names the file and, where it applies, the line (1-based) and
     column, in the ``path:line:col: what`` style compilers use.
     """
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None,
-                 column: int | None = None):
-        self.path = path
-        self.line = line
-        self.column = column
-        self.reason = message
-        super().__init__(_locate(message, path, line, column))
 
-
-class DataFileError(InputError):
+class DataFileError(_LocatedError):
     """A data file (CSV, .dat) or data array is malformed."""
-
-    def __init__(self, message: str, path: str | None = None, line: int | None = None,
-                 column: int | None = None):
-        self.path = path
-        self.line = line
-        self.column = column
-        self.reason = message
-        super().__init__(_locate(message, path, line, column))
 
 
 class ResourceLimitError(InputError):

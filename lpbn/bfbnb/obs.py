@@ -20,20 +20,7 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-
-
-@numba.njit(cache=True, inline="always")
-def _best_in(bits, start, stop, allowed):
-    W = bits.shape[1]
-    for j in range(start, stop):
-        ok = True
-        for w in range(W):
-            if bits[j, w] & ~allowed[w]:
-                ok = False
-                break
-        if ok:
-            return j
-    return -1
+from ..cache import _best_within as _best_in  # best-first scan, shared kernel
 
 
 @numba.njit(cache=True)
