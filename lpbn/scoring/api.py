@@ -408,13 +408,17 @@ def _progress_fn(progress):
     if callable(progress):
         return progress
     start = time.perf_counter()
+    live = sys.stderr.isatty()
+    last = [start]
 
     def bar(done: int, total: int, name: str) -> None:
+        now = time.perf_counter()
+        if not live and done != total and now - last[0] < 5.0:
+            return  # not a terminal (log file, CI): a line every 5 s and at the end
+        last[0] = now
         w = 30
         f = int(w * done / max(total, 1))
-        el = time.perf_counter() - start
-        sys.stderr.write(f"\rscoring [{'#' * f}{'.' * (w - f)}] {done}/{total} {el:6.1f}s {name[:20]:<20}")
-        if done == total:
-            sys.stderr.write("\n")
+        line = f"scoring [{'#' * f}{'.' * (w - f)}] {done}/{total} {now - start:6.1f}s {name[:20]:<20}"
+        sys.stderr.write(("\r" + line + ("\n" if done == total else "")) if live else line + "\n")
         sys.stderr.flush()
     return bar
