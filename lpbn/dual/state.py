@@ -55,6 +55,7 @@ class DualState:
         self.exact_separation = True          # sub-IP fallback at LP points
         self.subip_clusters = 0
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
+        self.grow_skip_failed = True          # skip seeds inside a large failed growth
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -318,12 +319,20 @@ class DualState:
         seeds = np.argsort(-self.flips, kind="stable")
         if self.grow_seeds is not None:
             seeds = seeds[:self.grow_seeds]
+        covered = np.zeros(self.n, dtype=np.bool_)
+        big = max(64, self.n // 4)   # only growths whose O(|C|^2) cost matters
         for seed in seeds:
             if time.perf_counter() > deadline:
                 break
+            if self.grow_skip_failed and covered[seed]:
+                continue
             members, gain = K.grow_cluster_fast(int(seed), self.scores, self.adj, self.allowed, self.offsets,
-                                           self.pset_ptr, self.pset_items, self.arg, self.inv_ptr,
-                                           self.inv_items, self.family, max_size)
+                                                self.pset_ptr, self.pset_items, self.arg, self.inv_ptr,
+                                                self.inv_items, self.family, max_size)
+            if not gain > 0.0 and len(members) >= big:
+                # a large growth that failed: seeds inside it mostly regrow the same
+                # cluster (each such growth costs O(|C|^2) scans), so skip them this pass
+                covered[members] = True
             if gain > 0.0 and self._try_add(members):
                 added += 1
                 if added >= max_new:
