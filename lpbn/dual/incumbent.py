@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ..cache import ScoreCache
+from ..result import DAG
 
 
 class OrderSearch:
@@ -86,20 +87,5 @@ class OrderSearch:
 
 def dag_order(cache: ScoreCache, choice: np.ndarray) -> np.ndarray | None:
     """A topological order of the DAG given by candidate indices (None if cyclic)."""
-    n = cache.n
-    indeg = np.zeros(n, dtype=np.int64)
-    children: list[list[int]] = [[] for _ in range(n)]
-    for v in range(n):
-        for p in cache.parents(int(choice[v])):
-            children[p].append(v)
-            indeg[v] += 1
-    stack = [v for v in range(n) if indeg[v] == 0]
-    order = []
-    while stack:
-        v = stack.pop()
-        order.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                stack.append(c)
-    return np.array(order, dtype=np.int64) if len(order) == n else None
+    order = DAG(cache.names, [cache.parents(int(j)) for j in choice]).topological_order()
+    return None if order is None else np.array(order, dtype=np.int64)
