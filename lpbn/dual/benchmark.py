@@ -45,7 +45,7 @@ def _run(path: Path, time_limit: float, optimum: float | None) -> dict:
     t = time.perf_counter()
     r = solve(cache, method="dual", time_limit=time_limit)
     secs = time.perf_counter() - t
-    row = {"file": str(path), "n": cache.n, "m": cache.m, "status": r.status, "score": r.score,
+    row = {"file": os.path.relpath(path, ROOT), "n": cache.n, "m": cache.m, "status": r.status, "score": r.score,
            "upper_bound": r.upper_bound, "gap": r.gap, "seconds": round(secs, 3),
            "nodes": r.stats.get("nodes"), "clusters": r.stats.get("clusters"),
            "iterations": r.stats.get("iterations"), "optimum": optimum}
