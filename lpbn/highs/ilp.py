@@ -71,6 +71,34 @@ def choice_is_acyclic(cache: ScoreCache, choice: np.ndarray) -> bool:
     return dag_of(cache, choice).is_acyclic()
 
 
+class Incumbent:
+    """Best acyclic choice (candidate per variable) seen so far; improvements go to ``control``."""
+
+    def __init__(self, cache: ScoreCache, control):
+        self.cache = cache
+        self.control = control
+        self.choice: np.ndarray | None = None
+        self.score = -math.inf
+
+    def offer(self, choice) -> None:
+        if choice is None:
+            return
+        score = float(np.sum(self.cache.scores[choice]))
+        if score > self.score and choice_is_acyclic(self.cache, choice):
+            self.choice, self.score = np.asarray(choice, dtype=np.int64), score
+            self.control.improved(best=score)
+
+    def result(self, status: str, method: str, stats: dict, message: str = "",
+               extra: dict | None = None) -> SolveResult:
+        """The SolveResult with this incumbent and the control's best bound."""
+        control = self.control
+        dag = dag_of(self.cache, self.choice) if self.choice is not None else None
+        bound = max(control.bound, self.score) if math.isfinite(control.bound) else math.inf
+        return SolveResult(dag=dag, score=self.score, upper_bound=bound, status=status,
+                           method=method, stats=stats, trace=list(control.trace), message=message,
+                           extra=extra or {})
+
+
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                 prune: bool = True, lazy: bool = True, recut: bool = True,
@@ -109,17 +137,10 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if prune:
         cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)
-    state = {"choice": None, "score": -math.inf}
+    incumbent = Incumbent(cache, control)
+    offer = incumbent.offer
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
              "cuts_incumbent": 0, "root_bound": None, "root_complete": False, "mip_nodes": 0}
-
-    def offer(choice) -> None:
-        if choice is None:
-            return
-        score = float(np.sum(cache.scores[choice]))
-        if score > state["score"] and choice_is_acyclic(cache, choice):
-            state["choice"], state["score"] = np.asarray(choice, dtype=np.int64), score
-            control.improved(best=score)
 
     def on_lp(value, eta) -> None:
         control.improved(bound=value)
@@ -127,11 +148,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
-        dag = dag_of(cache, state["choice"]) if state["choice"] is not None else None
-        bound = max(control.bound, state["score"]) if math.isfinite(control.bound) else math.inf
-        return SolveResult(dag=dag, score=state["score"], upper_bound=bound, status=status,
-                           method="highs", stats=stats, trace=list(control.trace), message=message,
-                           extra={"clusters": model.clusters.copy()})
+        return incumbent.result(status, "highs", stats, message,
+                                extra={"clusters": model.clusters.copy()})
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
     eta = None
@@ -163,7 +181,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 return True
             return False
 
-        sol = model.solve_mip(control.remaining(), start=state["choice"],
+        sol = model.solve_mip(control.remaining(), start=incumbent.choice,
                               check=check if lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes

@@ -26,7 +26,7 @@ from ..cache import ScoreCache
 from ..clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
 from ..result import OPTIMAL, SolveResult
-from .ilp import choice_is_acyclic, dag_of, decode_choice
+from .ilp import Incumbent, choice_is_acyclic, decode_choice
 from .lp_model import EtaLP
 from .separation import cut_loop, incumbent_clusters
 
@@ -147,16 +147,9 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
     pulp = _pulp()
     if prune:  # safe for the optimum (ScoreCache.prune_dominated)
         cache = cache.prune_dominated()
-    state = {"choice": None, "score": -math.inf}
+    incumbent = Incumbent(cache, control)
+    offer = incumbent.offer
     stats = {"mip_rounds": 0, "cuts_incumbent": 0, "root_bound": None}
-
-    def offer(choice) -> None:
-        if choice is None:
-            return
-        score = float(np.sum(cache.scores[choice]))
-        if score > state["score"] and choice_is_acyclic(cache, choice):
-            state["choice"], state["score"] = np.asarray(choice, dtype=np.int64), score
-            control.improved(best=score)
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
     clusters = ClusterFamily(cache.n)
@@ -170,10 +163,7 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
-        dag = dag_of(cache, state["choice"]) if state["choice"] is not None else None
-        bound = max(control.bound, state["score"]) if math.isfinite(control.bound) else math.inf
-        return SolveResult(dag=dag, score=state["score"], upper_bound=bound, status=status,
-                           method="pulp-cbc", stats=stats, trace=list(control.trace), message=message)
+        return incumbent.result(status, "pulp-cbc", stats, message)
 
     while True:
         if control.closed():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -157,7 +156,6 @@ def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
         pool = [v for v in range(ctx.n) if v != x]
     # arity-1 parents never change a family's score: for k = 1 they are always (weakly)
     # dominated (Teyssier & Koller), so they are not candidates.
-    ones = [v for v in pool if ar[v] <= 1]
     cand = [v for v in pool if ar[v] > 1] if (k == 1 and "dominance" in ctx.rules) else pool
     cand_arr = np.array(cand, dtype=np.int64)
     qlimit = max(1, ctx.qlimit_cells // max(rx, 1))
