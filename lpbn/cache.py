@@ -385,28 +385,36 @@ def _check_sets(offsets, ptr, items):
 
 
 @numba.njit(cache=True)
+def inverse_index(n, pset_ptr, pset_items):
+    """CSR (ptr, candidates): for each variable v, the candidates whose parent set contains v."""
+    m = pset_ptr.shape[0] - 1
+    cnt = np.zeros(n + 1, dtype=np.int64)
+    for k in range(pset_items.shape[0]):
+        cnt[pset_items[k] + 1] += 1
+    for v in range(n):
+        cnt[v + 1] += cnt[v]
+    inv = np.empty(pset_items.shape[0], dtype=np.int64)
+    fill = cnt[:-1].copy()
+    for j in range(m):
+        for a in range(pset_ptr[j], pset_ptr[j + 1]):
+            v = pset_items[a]
+            inv[fill[v]] = j
+            fill[v] += 1
+    return cnt, inv
+
+
+@numba.njit(cache=True)
 def _greedy_order(n, offsets, ptr, items):
     """Places variables greedily; returns which variables could be placed."""
     m = ptr.shape[0] - 1
     missing = np.empty(m, dtype=np.int64)
     for j in range(m):
         missing[j] = ptr[j + 1] - ptr[j]
-    # inverted index: candidates containing each variable
-    cnt = np.zeros(n + 1, dtype=np.int64)
-    for k in range(items.shape[0]):
-        cnt[items[k] + 1] += 1
-    for v in range(n):
-        cnt[v + 1] += cnt[v]
-    inv = np.empty(items.shape[0], dtype=np.int64)
-    fill = cnt[:-1].copy()
+    cnt, inv = inverse_index(n, ptr, items)
     fam = np.empty(m, dtype=np.int64)
     for i in range(n):
         for j in range(offsets[i], offsets[i + 1]):
             fam[j] = i
-            for a in range(ptr[j], ptr[j + 1]):
-                v = items[a]
-                inv[fill[v]] = j
-                fill[v] += 1
     placed = np.zeros(n, dtype=np.bool_)
     queued = np.zeros(n, dtype=np.bool_)
     stack = np.empty(n, dtype=np.int64)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from dataclasses import dataclass
@@ -21,14 +20,6 @@ from lpbn.testing import random_cache
 WINE = "alisterl__eBNSL/scores/wine.BIC.3"
 
 
-def dual_available() -> bool:
-    try:
-        return importlib.util.find_spec("lpbn.dual.solver") is not None
-    except ImportError:
-        return False
-
-
-needs_dual = pytest.mark.skipif(not dual_available(), reason="lpbn.dual cannot be imported")
 
 
 @dataclass
@@ -86,14 +77,12 @@ def test_crosscheck_without_dual_agrees():
     json.loads(report.to_json())
 
 
-@needs_dual
 def test_crosscheck_with_dual_passes_on_wine(instances):
     report = crosscheck(lpbn.read_scores(instances / WINE), time_limit=120)
     assert report.ok, report.to_text()
     assert any(c.name == "weak-duality" and c.ok for c in report.checks)
 
 
-@needs_dual
 def test_dual_root_relaxation_matches_highs_on_random_caches():
     from lpbn.dual.solver import root_relaxation
     for seed in range(4):

@@ -262,23 +262,6 @@ def regret_order(vals, allowed, offsets, family, sizes, inv_ptr, inv_items):
     return order, total
 
 
-@numba.njit(cache=True)
-def inverse_index(n, pset_ptr, pset_items):
-    """CSR: for each variable v, the candidates whose parent set contains v."""
-    m = pset_ptr.shape[0] - 1
-    cnt = np.zeros(n + 1, dtype=np.int64)
-    for k in range(pset_items.shape[0]):
-        cnt[pset_items[k] + 1] += 1
-    for v in range(n):
-        cnt[v + 1] += cnt[v]
-    inv = np.empty(pset_items.shape[0], dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for j in range(m):
-        for a in range(pset_ptr[j], pset_ptr[j + 1]):
-            v = pset_items[a]
-            inv[fill[v]] = j
-            fill[v] += 1
-    return cnt, inv
 
 
 # ---------------------------------------------------------------------- separation (§5.3)

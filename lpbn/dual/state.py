@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from .. import bitsets as bs
-from ..cache import ScoreCache
+from ..cache import ScoreCache, inverse_index
 from ..clusters import ClusterFamily
 from . import kernels as K
 
@@ -35,7 +35,7 @@ class DualState:
         self.sizes = cache.sizes
         self.pset_ptr = cache.pset_ptr
         self.pset_items = cache.pset_items
-        self.inv_ptr, self.inv_items = K.inverse_index(self.n, self.pset_ptr, self.pset_items)
+        self.inv_ptr, self.inv_items = inverse_index(self.n, self.pset_ptr, self.pset_items)
         self._cbits = np.zeros((16, self.W), dtype=np.uint64)
         self.K = 0
         self._members: list[np.ndarray] = []
