@@ -56,6 +56,7 @@ class DualState:
         self.subip_clusters = 0
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
+        self.primal_first = False             # with an LP point: primal + cycles each round
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -198,6 +199,16 @@ class DualState:
                  max_fw: int = 400) -> int:
         """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
         then, if none, greedily grown clusters (eq. 20).  Returns how many were added."""
+        eta = self.eta
+        if eta is not None and self.primal_first:
+            added = self._separate_primal(max_new, deadline, subip=False)
+            added += self._separate_cycles(max_new, max_fw)
+            if added == 0 and grow:
+                added = self._separate_grow(max_new, deadline)
+            if added == 0 and self.exact_separation:
+                added = self._separate_subip(eta, deadline, 1e-6)
+            self.eta = None
+            return added
         added = self._separate_cycles(max_new, max_fw)
         if added == 0 and grow:
             added = self._separate_grow(max_new, deadline)
@@ -205,7 +216,8 @@ class DualState:
             added = self._separate_primal(max_new, deadline)
         return added
 
-    def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6) -> int:
+    def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6,
+                         subip: bool = True) -> int:
         """Clusters violated by the LP point η from the exact polish (greedy growth on the
         activity of eq. 6).  Used when the dual criteria find nothing: at an exact LP optimum
         the dual is degenerate (ties make every δ_ji <= 0), so the §5.3 tests go blind."""
@@ -232,7 +244,7 @@ class DualState:
                     added += 1
                     if added >= max_new:
                         break
-        if added == 0 and self.exact_separation:
+        if added == 0 and subip and self.exact_separation:
             added = self._separate_subip(eta_full, deadline, viol_tol)
         return added
 
