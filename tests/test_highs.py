@@ -14,7 +14,8 @@ from lpbn import bitsets as bs
 from lpbn.clusters import ClusterFamily, cluster_activity
 from lpbn.highs.lp_model import EtaLP, choice_from_eta
 from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
-                                   incumbent_clusters, separate_cycles, shortest_cycles)
+                                   grown_clusters, incumbent_clusters, separate_cycles,
+                                   shortest_cycles)
 from lpbn.testing import random_cache
 
 REL = 1e-6
@@ -85,6 +86,24 @@ def test_cycle_separation_reaches_p_cycle(n, seed):
     assert close(res.value, full), (res.value, full)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 9), seed=st.integers(0, 10_000), grow=st.booleans())
+def test_greedy_growth_finds_only_violated_clusters(n, seed, grow):
+    """Greedy growth returns violated clusters only, and the loop with or without it
+    reaches the same P_cluster value (the sub-IP finishes the job)."""
+    cache = random_cache(n, seed=seed, density=0.8)
+    rng = np.random.default_rng(seed)
+    eta = rng.random(cache.m) ** 4
+    eta /= np.bincount(cache.family, weights=eta, minlength=n)[cache.family]
+    cuts = grown_clusters(cache, eta)
+    if cuts:
+        assert np.all(cluster_activity(cache, eta, np.array(cuts)) < 1 - 1e-6)
+        assert all(len(bs.from_bitset(c)) >= 2 for c in cuts)
+    res = cut_loop(EtaLP(cache), mode="clusters", exact=True, grow=grow)
+    other = cut_loop(EtaLP(cache), mode="clusters", exact=True, grow=not grow)
+    assert res.complete and other.complete and close(res.value, other.value)
+
+
 def test_cycle_rows_are_eq5():
     cache = random_cache(5, seed=7, density=1.0)
     ptr, idx, rhs = cycle_rows_csr(cache, [(0, 1, 2)])
@@ -149,9 +168,21 @@ def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
 def test_highs_without_root_cuts_uses_incumbent_cycles(lazy):
     cache = random_cache(8, seed=11, density=0.9)
     dp = lpbn.solve(cache, method="dp")
-    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False, lazy=lazy)
+    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False, lazy=lazy,
+                   acyclicity="lazy")
     assert r.status == "optimal" and close(r.score, dp.score)
     assert r.stats["cuts_incumbent"] > 0
+
+
+@given(n=st.integers(2, 8), seed=st.integers(0, 100_000), density=st.sampled_from([0.5, 0.9]))
+@settings(max_examples=25, deadline=None)
+def test_generation_rows_alone_make_the_ilp_exact(n, seed, density):
+    """Without any cluster row the MIP must still reject every cyclic point (one solve)."""
+    cache = random_cache(n, seed=seed, density=density)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", root_cuts=False, prune=False)
+    assert r.status == "optimal" and close(r.score, dp.score)
+    assert r.dag.is_acyclic() and r.stats["mip_rounds"] == 1 and r.stats["cuts_incumbent"] == 0
 
 
 def test_unknown_option_is_an_input_error():

@@ -203,6 +203,199 @@ def cheap_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     return _violated(cache, eta, list(cands), tol)[:max_cuts]
 
 
+def grown_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
+                   max_cuts: int = 50) -> list[np.ndarray]:
+    """Violated clusters found by greedy growth at η* (bitsets, most violated first).
+
+    From every variable and every strongly joined pair as a seed, the cluster grows one
+    variable at a time, always by the variable that gives the smallest eq. 6 activity
+    Σ_{i∈C} Σ_{s∩C=∅} η*_i(s); the point of least activity is then improved by single
+    additions and removals, and kept when its activity is below 1 - tol.  One more run
+    shrinks greedily from the set of all variables.  It is the primal twin of the
+    dual's greedy growth (Jaakkola et al. 2010, eq. 20) and finds most violated clusters
+    at a small fraction of the cost of the exact sub-IP, which is then needed mainly to
+    prove that none is left.
+    """
+    eta = np.asarray(eta, dtype=np.float64)
+    sup = np.flatnonzero(eta > SUPPORT_TOL)
+    if len(sup) == 0 or cache.n < 2:
+        return []
+    sizes = cache.sizes[sup].astype(np.int64)
+    ptr = np.zeros(len(sup) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
+                             + (np.arange(int(ptr[-1])) - np.repeat(ptr[:-1], sizes))]
+    members = _grow_from_seeds(cache.n, cache.family[sup].astype(np.int64), eta[sup], ptr,
+                               items.astype(np.int64), _seed_clusters(cache, eta), 1.0 - tol)
+    seen: dict[tuple[int, ...], None] = {}
+    for row in members:
+        key = tuple(np.flatnonzero(row).tolist())
+        if len(key) >= 2:
+            seen[key] = None
+    return _violated(cache, eta, list(seen), tol)[:max_cuts]
+
+
+def _seed_clusters(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
+    """Start clusters: every single variable, and the pairs joined by the heaviest edges of
+    the support graph (μ_ij + μ_ji, eq. 3; at most 2n pairs)."""
+    n = cache.n
+    seeds = [np.eye(n, dtype=np.bool_)]
+    mu = edge_marginals(cache, eta)
+    w = np.triu(mu + mu.T, 1)
+    flat = np.argsort(w, axis=None)[::-1][:2 * n]
+    flat = flat[w.ravel()[flat] > 0.5]
+    if len(flat):
+        pairs = np.zeros((len(flat), n), dtype=np.bool_)
+        r = np.arange(len(flat))
+        pairs[r, flat // n] = True
+        pairs[r, flat % n] = True
+        seeds.append(pairs)
+    return np.concatenate(seeds)
+
+
+@numba.njit(cache=True)
+def _mark(v, delta, S, ptr, items, hit):
+    """Add ``delta`` to |s ∩ C| of every support candidate whose parent set holds ``v``."""
+    for t in range(S):
+        for a in range(ptr[t], ptr[t + 1]):
+            if items[a] == v:
+                hit[t] += delta
+
+
+@numba.njit(cache=True)
+def _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem):
+    """Activity changes of adding v ∉ C (``add``) and removing u ∈ C (``rem``), eq. 6."""
+    S = fam.shape[0]
+    add[:] = 0.0
+    rem[:] = 0.0
+    for t in range(S):
+        i = fam[t]
+        h = hit[t]
+        if h == 0:
+            if in_c[i]:
+                rem[i] -= eta[t]                  # i leaves: its free mass leaves with it
+                for a in range(ptr[t], ptr[t + 1]):
+                    add[items[a]] -= eta[t]       # a parent joins: this set is blocked
+            else:
+                add[i] += eta[t]                  # i joins with its free mass
+        elif h == 1 and in_c[i]:
+            for a in range(ptr[t], ptr[t + 1]):
+                u = items[a]
+                if in_c[u] and u != i:
+                    rem[u] += eta[t]              # the only blocking parent leaves
+
+
+@numba.njit(cache=True)
+def _activity(fam, eta, in_c, hit):
+    act = 0.0
+    for t in range(fam.shape[0]):
+        if in_c[fam[t]] and hit[t] == 0:
+            act += eta[t]
+    return act
+
+
+@numba.njit(cache=True)
+def _set_cluster(start, fam, ptr, items, in_c, hit):
+    """Make ``start`` the current cluster (membership and |s ∩ C| counters)."""
+    S = fam.shape[0]
+    in_c[:] = start
+    hit[:] = 0
+    for t in range(S):
+        for a in range(ptr[t], ptr[t + 1]):
+            if in_c[items[a]]:
+                hit[t] += 1
+
+
+@numba.njit(cache=True)
+def _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, grow):
+    """Greedy growth (``grow``) or shrinking from the current cluster, one variable at a
+    time by the move of least activity; leaves the cluster at the best |C| >= 2 point met."""
+    S = fam.shape[0]
+    size = 0
+    for v in range(n):
+        size += in_c[v]
+    act = _activity(fam, eta, in_c, hit)
+    best_act = act if size >= 2 else np.inf
+    steps = 0
+    best_steps = 0
+    while (grow and size < n) or (not grow and size > 2):
+        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem)
+        v_best = -1
+        v_act = np.inf
+        for v in range(n):
+            if in_c[v] != grow and act + (add[v] if grow else rem[v]) < v_act:
+                v_act = act + (add[v] if grow else rem[v])
+                v_best = v
+        in_c[v_best] = grow
+        _mark(v_best, 1 if grow else -1, S, ptr, items, hit)
+        path[steps] = v_best
+        steps += 1
+        size += 1 if grow else -1
+        act = v_act
+        if act < best_act:
+            best_act = act
+            best_steps = steps
+    for k in range(steps - 1, best_steps - 1, -1):   # undo the moves after the best point
+        v = path[k]
+        in_c[v] = not grow
+        _mark(v, -1 if grow else 1, S, ptr, items, hit)
+    return best_act
+
+
+@numba.njit(cache=True)
+def _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act):
+    """Best-improvement local search by single additions and removals (|C| >= 2)."""
+    S = fam.shape[0]
+    size = 0
+    for v in range(n):
+        size += in_c[v]
+    for _ in range(2 * n):
+        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem)
+        v_best = -1
+        d_best = -1e-12
+        for v in range(n):
+            if in_c[v] and size <= 2:
+                continue
+            d = rem[v] if in_c[v] else add[v]
+            if d < d_best:
+                d_best = d
+                v_best = v
+        if v_best < 0:
+            break
+        grow = not in_c[v_best]
+        in_c[v_best] = grow
+        _mark(v_best, 1 if grow else -1, S, ptr, items, hit)
+        size += 1 if grow else -1
+        act += d_best
+    return act
+
+
+@numba.njit(cache=True)
+def _grow_from_seeds(n, fam, eta, ptr, items, seeds, threshold):
+    """For each seed cluster (rows of ``seeds``): greedy growth to the point of least
+    activity, then a local search by single additions and removals; plus one top-down run
+    (greedy shrinking from all variables).  Rows of a bool matrix, all-False where the final
+    activity is not below ``threshold``."""
+    S = fam.shape[0]
+    K = seeds.shape[0]
+    out = np.zeros((K + 1, n), dtype=np.bool_)
+    in_c = np.zeros(n, dtype=np.bool_)
+    hit = np.zeros(S, dtype=np.int64)        # |s ∩ C| of each support candidate
+    add = np.zeros(n)
+    rem = np.zeros(n)
+    path = np.empty(n, dtype=np.int64)
+    for k in range(K + 1):
+        if k < K:
+            _set_cluster(seeds[k], fam, ptr, items, in_c, hit)
+        else:
+            _set_cluster(np.ones(n, dtype=np.bool_), fam, ptr, items, in_c, hit)
+        act = _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, k < K)
+        act = _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act)
+        if act < threshold:
+            out[k, :] = in_c
+    return out
+
+
 def incumbent_clusters(cache: ScoreCache, choice: np.ndarray) -> list[np.ndarray]:
     """Clusters violated by an integral choice with directed cycles: its SCCs and its cycles."""
     eta = np.zeros(cache.m)
@@ -379,6 +572,7 @@ class CutLoopResult:
     cuts_cheap: int = 0
     cuts_exact: int = 0
     cuts_cycle: int = 0
+    cuts_grown: int = 0
     subip: SubIPStats = field(default_factory=SubIPStats)
     seconds: float = 0.0
     values: list[float] = field(default_factory=list)
@@ -386,10 +580,11 @@ class CutLoopResult:
 
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
-             subip_time: float | None = None, on_bound=None) -> CutLoopResult:
+             subip_time: float | None = None, on_bound=None, grow: bool = True) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.highs.lp_model.EtaLP`) and add violated rows.
 
-    ``mode="clusters"``: eq. 6 rows, cheap first then (``exact``) the sub-IP; stops when
+    ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
+    with ``grow`` the greedy growth of :func:`grown_clusters`), then (``exact``) the sub-IP; stops when
     none is violated by more than ``tol`` (``complete=True`` only when the sub-IP proved it).
     ``mode="cycles"``: eq. 5 rows by exact shortest-cycle separation (P_cycle).
     ``subip_time`` caps each sub-IP call; a call that times out without a violated cluster
@@ -426,6 +621,12 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         res.cuts_cheap += added
         if added:
             continue
+        if grow:
+            cuts = grown_clusters(model.cache, lp.eta, tol)
+            added = model.add_clusters(np.array(cuts)) if cuts else 0
+            res.cuts_grown += added
+            if added:
+                continue
         if not exact:
             break
         budget = left()
