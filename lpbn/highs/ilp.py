@@ -5,10 +5,18 @@ P_cluster (eq. 6 for every cluster), which is exact for integral η (Cussens 201
 Bartlett & Cussens 2017).  HiGHS has no lazy-constraint callback that we can rely on, so:
 
 1. root: the LP cutting-plane loop of :func:`lpbn.highs.separation.cut_loop` (cheap
-   cycles first, then the exact Bartlett–Cussens sub-IP) — its value is the first bound;
+   cycles and greedy growth first, then the exact Bartlett–Cussens sub-IP) — its value is
+   the first bound;
 2. solve the MIP over the current rows; its dual bound is a valid upper bound;
 3. if the incumbent has a directed cycle, add the clusters it violates (its strongly
    connected components and cycles) and re-solve; an acyclic optimal incumbent is optimal.
+
+With ``acyclicity="generation"`` (the default) the MIP also carries the generation-number
+rows of :meth:`lpbn.highs.lp_model.EtaLP.add_generation_rows`, so HiGHS itself rejects
+cyclic points and the first MIP is already exact: step 3 never restarts, and HiGHS keeps
+its search tree, cut pool and incumbents in one solve.  The cluster rows found at the root
+still give the LP its strength.  ``acyclicity="lazy"`` is the pure solve–separate–resolve
+loop (clusters only; every cyclic incumbent restarts the MIP).
 
 A DAG decoded from every LP/MIP point (ordering heuristic, cf. Jaakkola et al. 2010 §5.2)
 keeps a feasible answer available at every moment, so a time limit returns best + bound.
@@ -104,11 +112,14 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 prune: bool = True, lazy: bool = True, recut: bool = True,
                 subip_time: float | None = 30.0, threads: int = 1, log: bool = False,
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
-                **unknown) -> SolveResult:
+                acyclicity: str = "generation", **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
     -------
+    acyclicity : {"generation", "lazy"}
+        How the MIP excludes directed cycles: generation-number rows in the MIP (exact in
+        one solve; default) or only cluster rows added lazily by restart.
     root_cuts : bool
         Run the LP cutting-plane loop before the first MIP (default True).
     exact_root : bool
@@ -134,6 +145,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     """
     if unknown:
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
+    if acyclicity not in ("generation", "lazy"):
+        raise InputError(f"method 'highs': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
     if prune:
         cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)
@@ -167,6 +180,15 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 offer(choice)
                 if control.closed():
                     return finish(OPTIMAL, "root LP integral")
+    if acyclicity == "generation":
+        stats["generation_rows"] = model.add_generation_rows()
+
+    def check(choice) -> bool:
+        if choice_is_acyclic(cache, choice):
+            offer(choice)
+            return True
+        return False
+
     while True:
         if control.closed():
             return finish(OPTIMAL)
@@ -175,12 +197,6 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             return finish(stop)
         if max_mip_rounds is not None and stats["mip_rounds"] >= max_mip_rounds:
             return finish("node_limit")
-        def check(choice) -> bool:
-            if choice_is_acyclic(cache, choice):
-                offer(choice)
-                return True
-            return False
-
         sol = model.solve_mip(control.remaining(), start=incumbent.choice,
                               check=check if lazy else None)
         stats["mip_rounds"] += 1

@@ -7,7 +7,13 @@ Rows are
 * one convexity row per variable, Σ_s η_i(s) = 1 (the "simple constraints" of §4);
 * cluster rows (eq. 6), Σ_{i∈C} Σ_{s: s∩C=∅} η_i(s) >= 1, built from a
   :class:`lpbn.clusters.ClusterFamily` with :func:`lpbn.clusters.cluster_rows_csr`;
-* optionally lifted cycle inequalities (eq. 5), Σ_{(j,i)∈E_C} Σ_{s∋j} η_i(s) <= |E_C| - 1.
+* optionally lifted cycle inequalities (eq. 5), Σ_{(j,i)∈E_C} Σ_{s∋j} η_i(s) <= |E_C| - 1;
+* optionally generation-number rows (:meth:`EtaLP.add_generation_rows`): n continuous
+  columns g_v in [0, n-1] and, for every possible edge u -> v,
+  g_v - g_u - n Σ_{s∋u} η_v(s) >= 1 - n.  They are the Miller–Tucker–Zemlin encoding of a
+  topological order (cf. the generation variables of GOBNILP): an *integral* η satisfies
+  them for some g exactly when its graph is acyclic.  They add nothing to the LP bound,
+  whose strength comes from the cluster rows, but make the ILP exact by itself.
 
 Rows are appended with ``Highs.addRows`` from CSR arrays (no per-element Python loops);
 HiGHS keeps the previous basis, so every re-solve after adding rows is a dual-simplex warm
@@ -88,6 +94,7 @@ class EtaLP:
         self.clusters = ClusterFamily(cache.n)
         self.cycles: list[tuple[int, ...]] = []
         self.integer = False
+        self.generation_col: int | None = None   # first g column, once added
         h = highspy.Highs()
         h.setOptionValue("output_flag", bool(log))
         h.setOptionValue("threads", int(threads))
@@ -147,6 +154,55 @@ class EtaLP:
         self.row_kind += ["cycle"] * k
         return k
 
+    def add_generation_rows(self) -> int:
+        """Append the generation columns g and one row per possible edge u -> v (see the
+        module docstring); returns the number of rows.  Idempotent."""
+        if self.generation_col is not None:
+            return 0
+        cache, n, h = self.cache, self.n, self.h
+        g0 = h.getNumCol()
+        h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, float(max(n - 1, 0))), 0,
+                  np.zeros(n, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0))
+        self.generation_col = g0
+        sizes = cache.sizes.astype(np.int64)
+        cand = np.repeat(np.arange(self.m, dtype=np.int64), sizes)       # candidate of each item
+        parent = np.asarray(cache.pset_items, dtype=np.int64)[
+            np.repeat(cache.pset_ptr[:-1], sizes) + (np.arange(int(sizes.sum()))
+                                                    - np.repeat(np.cumsum(sizes) - sizes, sizes))]
+        child = np.asarray(cache.family, dtype=np.int64)[cand]
+        key = parent * n + child
+        order = np.argsort(key, kind="stable")
+        key, cand = key[order], cand[order]
+        pairs, first, count = np.unique(key, return_index=True, return_counts=True)
+        k = len(pairs)
+        if k == 0:
+            return 0
+        u, v = pairs // n, pairs % n
+        lens = count + 2
+        start = np.zeros(k, dtype=np.int64)
+        np.cumsum(lens[:-1], out=start[1:])
+        idx = np.empty(int(lens.sum()), dtype=np.int64)
+        val = np.full(len(idx), -float(n))
+        idx[start], val[start] = g0 + v, 1.0
+        idx[start + 1], val[start + 1] = g0 + u, -1.0
+        body = np.ones(len(idx), dtype=bool)
+        body[start] = body[start + 1] = False
+        idx[body] = cand
+        h.addRows(k, np.full(k, 1.0 - n), np.full(k, highspy.kHighsInf), len(idx),
+                  start.astype(np.int32), idx.astype(np.int32), val)
+        self.row_kind += ["generation"] * k
+        return k
+
+    def generation_values(self, choice: np.ndarray) -> np.ndarray:
+        """g for an acyclic choice: each variable's longest-path depth (a valid MTZ point)."""
+        parents = [self.cache.parents(int(j)) for j in choice]
+        depth = np.zeros(self.n)
+        from ..result import DAG
+        for v in DAG(self.cache.names, parents).topological_order():
+            if parents[v]:
+                depth[v] = 1.0 + max(depth[u] for u in parents[v])
+        return depth
+
     # ------------------------------------------------------------------ solving
     def set_time_limit(self, seconds: float | None) -> None:
         """Limit the next solve to ``seconds`` (HiGHS compares its ``time_limit`` option with
@@ -174,7 +230,7 @@ class EtaLP:
         info = self.h.getInfo()
         if status != "optimal":
             return LPSolution(status, math.inf, None, int(info.simplex_iteration_count))
-        eta = np.asarray(self.h.getSolution().col_value, dtype=np.float64)
+        eta = np.asarray(self.h.getSolution().col_value, dtype=np.float64)[:self.m]
         value = float(info.objective_function_value)
         return LPSolution(status, value, eta, int(info.simplex_iteration_count))
 
@@ -194,7 +250,11 @@ class EtaLP:
         h.setOptionValue("mip_rel_gap", float(rel_gap))
         h.setOptionValue("mip_abs_gap", 1e-9)
         if start is not None:
-            h.setSolution(len(start), np.asarray(start, dtype=np.int32), np.ones(len(start)))
+            idx, val = np.asarray(start, dtype=np.int32), np.ones(len(start))
+            if self.generation_col is not None:
+                idx = np.concatenate([idx, self.generation_col + np.arange(self.n, dtype=np.int32)])
+                val = np.concatenate([val, self.generation_values(start)])
+            h.setSolution(len(idx), idx, val)
         rejected: list[np.ndarray] = []
         subs = []
         deadline = (time.perf_counter() + time_limit) if time_limit is not None and \
@@ -208,7 +268,7 @@ class EtaLP:
         subs.append((h.cbMipInterrupt, on_interrupt))
         if check is not None:
             def on_solution(e):
-                x = np.asarray(e.data_out.mip_solution, dtype=np.float64)
+                x = np.asarray(e.data_out.mip_solution, dtype=np.float64)[:self.m]
                 if len(x) != self.m:
                     return
                 choice = choice_from_eta(self.cache, x)
@@ -232,7 +292,7 @@ class EtaLP:
         choice = None
         value = -math.inf
         if int(info.primal_solution_status) == 2:  # feasible point available
-            x = np.asarray(h.getSolution().col_value, dtype=np.float64)
+            x = np.asarray(h.getSolution().col_value, dtype=np.float64)[:self.m]
             choice = choice_from_eta(self.cache, x)
             value = float(np.sum(self.cache.scores[choice]))
         if bound < -1e300:
