@@ -4,7 +4,8 @@ Jaakkola et al. 2010 §5.2 decode a DAG from the min-regret order (eqs. 15-16); 
 lower bound (incumbent) prunes the branch and bound (§6) and shrinks the reported gap.
 :class:`OrderSearch` climbs from such decoded orders (and from its own best order) by
 adjacent swaps and insertions (Teyssier & Koller 2005, :mod:`lpbn.bfbnb.obs`), then
-perturbs the best order (iterated local search) while its time budget lasts.
+perturbs the best order (iterated local search) for a budget counted in climbs, so
+runs are reproducible (the solver credits climbs in proportion to its CD sweeps).
 
 The searcher never touches the bound: it only offers DAGs, whose score is recomputed
 exactly by :meth:`ScoreCache.best_for_order`, so it cannot invalidate a certificate.
@@ -39,6 +40,7 @@ class OrderSearch:
         self.best_score = -math.inf
         self.seconds = 0.0
         self.climbs = 0
+        self.perturb_climbs = 0
 
     def _climb(self, order: np.ndarray) -> float:
         self.climbs += 1
@@ -60,12 +62,14 @@ class OrderSearch:
         cand[start:start + width] = seg
         return cand
 
-    def run(self, budget: float, starts=(), patience: int | None = None) -> tuple[np.ndarray, float] | None:
-        """Climb from every order in ``starts``, then perturb-and-climb the best order
-        until ``budget`` seconds (at least one climb) or ``patience`` climbs without
-        improvement.  Returns (candidate choice, exact score) of the best order, or None."""
+    def run(self, climbs: int, starts=(), patience: int | None = None,
+            deadline: float = math.inf) -> tuple[np.ndarray, float] | None:
+        """Climb from every order in ``starts``, then perturb-and-climb the best order at
+        most ``climbs`` times, stopping after ``patience`` climbs without improvement.
+        The effort is counted in climbs, so a run is reproducible; ``deadline`` (a
+        ``perf_counter`` time) only guards the solver's time limit.  Returns (candidate
+        choice, exact score) of the best order, or None."""
         t0 = time.perf_counter()
-        deadline = t0 + max(0.0, budget)
         try:
             if self.best_order is None and not len(starts):
                 self._climb(self._obs._greedy_start(self.cache))
@@ -73,9 +77,12 @@ class OrderSearch:
                 if o is not None:
                     self._climb(np.array(o, dtype=np.int64))
             since = 0
-            while self.n > 2 and time.perf_counter() < deadline and (patience is None or since < patience):
+            for _ in range(max(0, int(climbs)) if self.n > 2 else 0):
+                if (patience is not None and since >= patience) or time.perf_counter() > deadline:
+                    break
                 before = self.best_score
                 self._climb(self._perturbed())
+                self.perturb_climbs += 1
                 since = 0 if self.best_score > before else since + 1
         finally:
             self.seconds += time.perf_counter() - t0

@@ -110,6 +110,8 @@ class PrimalLP:
         self.h = h
         self.K = 0
         self.mask = np.ones(m, dtype=np.bool_)
+        self.partial = True
+        self.restore_basis = True
 
     def sync(self) -> None:
         st = self.state
@@ -157,13 +159,17 @@ class PrimalLP:
                 st = h.getModelStatus()
                 if st == self.hs.HighsModelStatus.kOptimal:
                     out.append(-float(h.getInfo().objective_function_value))
+                elif st == self.hs.HighsModelStatus.kIterationLimit and self.partial:
+                    # dual simplex: the objective only rises towards the child's optimum
+                    out.append(-float(h.getInfo().objective_function_value))
                 elif st == self.hs.HighsModelStatus.kInfeasible:
                     out.append(-math.inf)
                 else:
                     out.append(math.inf)
                 up = np.where(self.mask[cols], self.inf, 0.0)
                 h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), up)
-                h.setBasis(basis)
+                if self.restore_basis:
+                    h.setBasis(basis)
         finally:
             h.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
         return out

@@ -32,6 +32,8 @@ from .state import DualState
 #: Polish the dual LP exactly (HiGHS) only below this many candidate rows.
 POLISH_MAX_ROWS = 300_000
 CONVERGED_RTOL = 1e-7
+#: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
+OBS_CLIMBS_PER_SWEEP = 20
 
 
 @dataclass
@@ -165,7 +167,7 @@ def _edge_candidates(state: DualState) -> list[tuple[float, int, int]]:
 
 
 def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8,
-                         time_limit: float | None = None) -> tuple[int, np.ndarray] | None:
+                         time_limit: float | None = None, iterations: int = 2000) -> tuple[int, np.ndarray] | None:
     """Strong branching (Achterberg et al. 2005) over the ``k`` most fractional edges of η.
 
     Each candidate edge p -> i is the §6 branch on the cluster C = {i, p}
@@ -196,7 +198,7 @@ def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8
     if len(cands) == 1:
         return cands[0][0], cands[0][1]
     lp.sync()
-    vals = lp.trial_bounds([c for cand in cands for c in (cand[2], cand[3])], time_limit)
+    vals = lp.trial_bounds([c for cand in cands for c in (cand[2], cand[3])], time_limit, iterations)
     eps = 1e-6 * max(1e-9, value - best) if math.isfinite(best) else 1e-6
     bestkey, choice = None, None
     for t, (i, row, _, _) in enumerate(cands):
@@ -291,8 +293,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
                on_sweep: Callable[[dict[str, Any]], None] | None = None,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
-               local_search: float = 0.05, seed: int = 0, exact_separation: str = "root",
-               primal_first: bool = True, strong_candidates: int = 16, **unknown: Any) -> SolveResult:
+               local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
+               primal_first: bool = True, strong_candidates: int = 16,
+               strong_iterations: int = 50, **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -306,17 +309,20 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     strong branching on the warm-started LP, :func:`choose_branch_strong`).
     ``primal_first``: with a polished LP point, each separation round adds the clusters
     violated at η (greedy, eq. 6) together with the most violated cycles (eqs. 18-19) and
-    falls back to eq. 20 growth; ``exact_separation`` (``"root"``, ``"all"``, ``"none"``)
-    says where the exact cluster sub-IP is the last resort (it is costly, and B&B stays
-    exact without it).
+    falls back to eq. 20 growth; ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
+    says where the exact cluster sub-IP is the last resort (default ``"none"``: on the
+    GOBNILP anchors its stronger bounds cost more time than the extra B&B nodes they save;
+    B&B stays exact without it).
     ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
     ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
     rounds without progress before a node is branched; ``root_polish`` forces one exact
     polish at the root.  ``on_sweep`` is called after every CD sweep with
     ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
-    ``local_search`` is the share of the run time given to ordering-based local search
+    ``local_search`` scales the effort of the ordering-based local search
     (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
-    min-regret decoded orders (§5.2); 0 disables it.  It only offers DAGs, never bounds.
+    min-regret decoded orders (§5.2): it climbs from every round's order and gets
+    ``local_search * OBS_CLIMBS_PER_SWEEP`` perturbation climbs per CD sweep, so runs are
+    reproducible (up to the time limit); 0 disables it.  It only offers DAGs, never bounds.
     """
     if unknown:
         from ..errors import InputError
@@ -364,30 +370,30 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     searcher = OrderSearch(cache, seed) if local_search > 0 and cache.n >= 2 else None
     searched = [-math.inf]   # incumbent score at the last search start
 
-    def search(starts=(), force: bool = False, budget: float | None = None,
-               patience: int | None = None) -> None:
-        """OBS from ``starts`` (+ the incumbent's order) within its share of the time."""
+    def search(starts=(), climbs: int | None = None, patience: int | None = None) -> None:
+        """OBS from ``starts`` (+ the incumbent's order when it changed), then perturbation
+        climbs: ``climbs`` or the credit of ``local_search`` x OBS_CLIMBS_PER_SWEEP climbs per
+        CD sweep so far (a deterministic work budget, not a time share)."""
         if searcher is None:
             return
-        now = time.perf_counter()
-        if budget is None:
-            budget = local_search * (now - control.start) - searcher.seconds
-            if not force and budget < 0.05:
-                return
-        if math.isfinite(deadline):
-            budget = min(budget, 0.5 * max(0.0, deadline - now))
-        starts = list(starts)
+        if climbs is None:
+            climbs = int(local_search * OBS_CLIMBS_PER_SWEEP * state.sweeps) - searcher.perturb_climbs
+        starts = [o for o in starts if o is not None]
         if inc.choice is not None and inc.score > searched[0]:
             starts.append(dag_order(cache, inc.choice))
+        if not starts and climbs <= 0:
+            return
         searched[0] = inc.score
-        res = searcher.run(budget, starts, patience)
+        guard = math.inf if not math.isfinite(deadline) else \
+            time.perf_counter() + 0.5 * max(0.0, deadline - time.perf_counter())
+        res = searcher.run(climbs, starts, patience, guard)
         if res is not None:
             inc.offer(res[0], res[1])
         stats["local_search_seconds"] = searcher.seconds
+        stats["local_search_climbs"] = searcher.climbs
 
     if searcher is not None:
-        first = 1.0 if control.time_limit is None else min(1.0, 0.05 * control.time_limit)
-        search([order0], force=True, budget=first, patience=max(20, 2 * cache.n))
+        search([order0], climbs=max(20, 2 * cache.n), patience=max(20, 2 * cache.n))
     initial_bound = state.value()
     control.improved(bound=initial_bound)
     if on_sweep is not None:
@@ -451,7 +457,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
             break
         br = None
         if branching == "strong":
-            br = choose_branch_strong(state, value, inc.score, k=strong_candidates,
+            br = choose_branch_strong(state, value, inc.score, k=strong_candidates, iterations=strong_iterations,
                                       time_limit=None if not math.isfinite(deadline)
                                       else max(0.05, deadline - time.perf_counter()))
         if br is None and branching in ("eta", "strong"):
