@@ -140,6 +140,26 @@ class PrimalLP:
         lam = np.abs(np.asarray(sol.row_dual)[self.state.n:])
         return True, -float(h.getInfo().objective_function_value), lam, eta
 
+    def get_basis(self):
+        """The current simplex basis (to warm-start a B&B child from its parent's LP)."""
+        b = self.h.getBasis()
+        return (list(b.col_status), list(b.row_status)) if b.valid else None
+
+    def set_basis(self, saved) -> None:
+        """Load a basis from :meth:`get_basis`; clusters added since are basic rows."""
+        if saved is None:
+            return
+        self.sync()
+        cols, rows = saved
+        nrows = self.state.n + self.K
+        if len(rows) > nrows or len(cols) != self.h.getNumCol():
+            return
+        b = self.hs.HighsBasis()
+        b.col_status = cols
+        b.row_status = rows + [self.hs.HighsBasisStatus.kBasic] * (nrows - len(rows))
+        b.valid = True
+        self.h.setBasis(b)
+
     def trial_bounds(self, cols_list: list[np.ndarray], time_limit: float | None = None,
                      iteration_limit: int = 2000) -> list[float]:
         """LP value (max form, ``inf`` when not solved) with each column set fixed to 0 in

@@ -106,6 +106,7 @@ class _Node:
     decisions: tuple = field(compare=False)   # ((i, cluster row bytes, value), ...)
     lam: np.ndarray = field(compare=False, repr=False)
     depth: int = field(compare=False, default=0)
+    basis: Any = field(compare=False, repr=False, default=None)   # parent's LP basis (warm start)
 
 
 def _mask(cache: ScoreCache, decisions: tuple) -> np.ndarray:
@@ -151,8 +152,8 @@ def choose_branch_eta(state: DualState) -> tuple[int, np.ndarray] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _edge_candidates(state: DualState) -> list[tuple[float, int, int]]:
-    """Fractional edges p -> i of the polished LP point η: (|μ_pi - 1/2|, i, p), μ of eq. 3."""
+def _edge_candidates(state: DualState) -> list[tuple[float, int, int, float]]:
+    """Fractional edges p -> i of the polished LP point η: (|μ_pi - 1/2|, i, p, μ_pi), μ of eq. 3."""
     eta = state.last_eta
     if eta is None:
         return []
@@ -163,19 +164,46 @@ def _edge_candidates(state: DualState) -> list[tuple[float, int, int]]:
         i = int(cache.family[j])
         for p in cache.parents(int(j)):
             mu[(p, i)] = mu.get((p, i), 0.0) + float(eta[j])
-    return sorted((abs(v - 0.5), i, p) for (p, i), v in mu.items() if 1e-6 < v < 1 - 1e-6)
+    return sorted((abs(v - 0.5), i, p, v) for (p, i), v in mu.items() if 1e-6 < v < 1 - 1e-6)
+
+
+class Pseudocosts:
+    """Per-edge bound decrease per unit of LP marginal moved, for each branch direction
+    (reliability branching, Achterberg et al. 2005): learnt from strong-branching probes;
+    an edge probed ``reliable`` times is scored from these averages instead of probing."""
+
+    def __init__(self, reliable: int = 2):
+        self.reliable = reliable
+        self.data: dict[tuple[int, int], list[float]] = {}
+
+    def update(self, key: tuple[int, int], mu: float, d1: float, d0: float) -> None:
+        r = self.data.setdefault(key, [0.0, 0, 0.0, 0])
+        if math.isfinite(d1) and mu > 1e-6:
+            r[0] += d1 / mu
+            r[1] += 1
+        if math.isfinite(d0) and mu < 1 - 1e-6:
+            r[2] += d0 / (1 - mu)
+            r[3] += 1
+
+    def estimate(self, key: tuple[int, int], mu: float) -> tuple[float, float] | None:
+        r = self.data.get(key)
+        if r is None or min(r[1], r[3]) < self.reliable:
+            return None
+        return r[0] / r[1] * mu, r[2] / r[3] * (1 - mu)
 
 
 def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8,
-                         time_limit: float | None = None, iterations: int = 2000) -> tuple[int, np.ndarray] | None:
-    """Strong branching (Achterberg et al. 2005) over the ``k`` most fractional edges of η.
+                         time_limit: float | None = None, iterations: int = 2000,
+                         pseudo: Pseudocosts | None = None) -> tuple[int, np.ndarray] | None:
+    """Reliability branching (Achterberg et al. 2005) over the ``k`` most fractional edges of η.
 
     Each candidate edge p -> i is the §6 branch on the cluster C = {i, p}
-    (I_C(s) = [p ∉ s] versus [p ∈ s]); both children's LPs over the current clusters are
-    re-solved from the node's optimal basis and the edge with the largest product of bound
-    decreases (floored at 1e-6 of the gap) wins.  Only the choice depends on these
-    probes: every child still gets its own certified dual bound.  Falls back to
-    :func:`choose_branch_eta` without a polished LP.
+    (I_C(s) = [p ∉ s] versus [p ∈ s]).  Unless its pseudocosts are reliable, both children's
+    LPs over the current clusters are probed from the node's optimal basis (strong
+    branching, at most ``iterations`` dual-simplex pivots each); the edge with the largest
+    product of bound decreases (floored at 1e-6 of the gap) wins.  Only the choice depends
+    on these estimates: every child still gets its own certified dual bound.  Returns None
+    without a polished LP (the caller falls back to :func:`choose_branch_eta`).
     """
     lp = getattr(state, "_lp", None)
     if lp is None or not hasattr(lp, "trial_bounds") or state.last_eta is None:
@@ -183,35 +211,42 @@ def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8
     from .. import bitsets as bs
     cache = state.cache
     cands = []
-    for _, i, p in _edge_candidates(state):
+    for _, i, p, mu in _edge_candidates(state):
         row = bs.to_bitset([i, p], state.n)
         lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
         a = state.allowed[lo:hi]
         disjoint = ~np.any(cache.bits[lo:hi] & row, axis=1)
         if not (np.any(a & disjoint) and np.any(a & ~disjoint)):
             continue
-        cands.append((i, row, lo + np.flatnonzero(a & ~disjoint), lo + np.flatnonzero(a & disjoint)))
+        cands.append((i, p, mu, row, lo + np.flatnonzero(a & ~disjoint), lo + np.flatnonzero(a & disjoint)))
         if len(cands) >= k:
             break
     if not cands:
         return None
     if len(cands) == 1:
-        return cands[0][0], cands[0][1]
-    lp.sync()
-    vals = lp.trial_bounds([c for cand in cands for c in (cand[2], cand[3])], time_limit, iterations)
+        return cands[0][0], cands[0][3]
+    est = [pseudo.estimate((i, p), mu) if pseudo is not None else None for i, p, mu, *_ in cands]
+    probe = [t for t, e in enumerate(est) if e is None]
+    vals: dict[int, tuple[float, float]] = {}
+    if probe:
+        lp.sync()
+        out = lp.trial_bounds([c for t in probe for c in (cands[t][4], cands[t][5])], time_limit, iterations)
+        for q, t in enumerate(probe):
+            vals[t] = (out[2 * q], out[2 * q + 1])
     eps = 1e-6 * max(1e-9, value - best) if math.isfinite(best) else 1e-6
     bestkey, choice = None, None
-    for t, (i, row, _, _) in enumerate(cands):
-        d1, d0 = value - min(value, vals[2 * t]), value - min(value, vals[2 * t + 1])
-        if not (math.isfinite(d1) and math.isfinite(d0)):
-            # a child that is infeasible or closed on its LP: the best possible split
-            if vals[2 * t] == -math.inf or vals[2 * t + 1] == -math.inf or \
-                    min(vals[2 * t], vals[2 * t + 1]) <= best:
+    for t, (i, p, mu, row, _, _) in enumerate(cands):
+        if t in vals:
+            v1, v0 = vals[t]
+            if v1 == -math.inf or v0 == -math.inf or (math.isfinite(best) and min(v1, v0) <= best):
+                # a child that is infeasible or closed on its LP prunes at once: best split
                 return i, row
-            continue
-        # a child whose LP already meets the incumbent prunes at once
-        if math.isfinite(best) and min(vals[2 * t], vals[2 * t + 1]) <= best:
-            d1 = d0 = math.inf
+            d1, d0 = value - min(value, v1), value - min(value, v0)
+            if pseudo is not None:
+                pseudo.update((i, p), mu, d1 if math.isfinite(v1) else math.nan,
+                              d0 if math.isfinite(v0) else math.nan)
+        else:
+            d1, d0 = est[t]
         key = max(d1, eps) * max(d0, eps)
         if bestkey is None or key > bestkey:
             bestkey, choice = key, (i, row)
@@ -295,7 +330,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
                primal_first: bool = True, strong_candidates: int = 16,
-               strong_iterations: int = 50, **unknown: Any) -> SolveResult:
+               strong_iterations: int = 50, strong_reliable: int = 1, **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -306,7 +341,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     ``"flips"`` (§6 key node with most I_C flips; default without polish), ``"eta"``
     (edge p -> i with LP marginal closest to 1/2, as the cluster {i, p}) or ``"strong"``
     (default with polish: the best of the ``strong_candidates`` most fractional edges by
-    strong branching on the warm-started LP, :func:`choose_branch_strong`).
+    strong branching on the warm-started LP, :func:`choose_branch_strong`; probes capped at
+    ``strong_iterations`` dual-simplex pivots; an edge probed ``strong_reliable`` times is
+    scored by its pseudocosts instead, 0 always probes).  Children warm-start the LP from
+    their parent's basis.
     ``primal_first``: with a polished LP point, each separation round adds the clusters
     violated at η (greedy, eq. 6) together with the most violated cycles (eqs. 18-19) and
     falls back to eq. 20 growth; ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
@@ -337,6 +375,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         branching = "strong" if lp_polish else "flips"
     state = DualState(cache)
     state.primal_first = bool(primal_first)
+    pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)
     stats = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0, "decodes": 0,
@@ -417,6 +456,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         state.set_lambda(node.lam)
         state.flips[:] = 0
         state.exact_separation = exact_separation == "all" or (exact_separation == "root" and is_root)
+        if node.basis is not None and getattr(state, "_lp", None) is not None and hasattr(state._lp, "set_basis"):
+            state._lp.set_basis(node.basis)
         fixed = _fixed_structure(state)
         if fixed is not None:
             dag = DAG(cache.names, [cache.parents(int(j)) for j in fixed])
@@ -458,6 +499,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         br = None
         if branching == "strong":
             br = choose_branch_strong(state, value, inc.score, k=strong_candidates, iterations=strong_iterations,
+                                      pseudo=pseudo,
                                       time_limit=None if not math.isfinite(deadline)
                                       else max(0.05, deadline - time.perf_counter()))
         if br is None and branching in ("eta", "strong"):
@@ -468,9 +510,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
             status = "node_limit"
             break
         i, row = br
+        lp = getattr(state, "_lp", None)
+        basis = lp.get_basis() if lp is not None and hasattr(lp, "get_basis") else None
         for v in (1, 0):
             child = node.decisions + ((i, row.tobytes(), v),)
-            heapq.heappush(heap, _Node(-value, next(seq), value, child, lam.copy(), node.depth + 1))
+            heapq.heappush(heap, _Node(-value, next(seq), value, child, lam.copy(), node.depth + 1, basis))
         if control.should_stop(nodes=stats["nodes"]):
             status = control.stop_reason
             break
