@@ -14,8 +14,8 @@ from lpbn import bitsets as bs
 from lpbn.clusters import ClusterFamily, cluster_activity
 from lpbn.highs.lp_model import EtaLP, choice_from_eta
 from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
-                                   grown_clusters, incumbent_clusters, separate_cycles,
-                                   shortest_cycles)
+                                   grown_clusters, incumbent_clusters, kcluster_rows_csr,
+                                   separate_cycles, separate_kclusters, shortest_cycles)
 from lpbn.testing import random_cache
 
 REL = 1e-6
@@ -102,6 +102,27 @@ def test_greedy_growth_finds_only_violated_clusters(n, seed, grow):
     res = cut_loop(EtaLP(cache), mode="clusters", exact=True, grow=grow)
     other = cut_loop(EtaLP(cache), mode="clusters", exact=True, grow=not grow)
     assert res.complete and other.complete and close(res.value, other.value)
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(3, 6), seed=st.integers(0, 10_000))
+def test_kcluster_rows_hold_for_every_optimal_dag(n, seed):
+    """Σ_{i∈C} Σ_{|s∩C|<k} η_i(s) >= k for the optimal DAG, every cluster C and 1 <= k < |C|."""
+    cache = random_cache(n, seed=seed, density=0.9)
+    dp = lpbn.solve(cache, method="dp")
+    eta = np.zeros(cache.m)
+    eta[[cache.candidate_index(i, p) for i, p in enumerate(dp.dag.parents)]] = 1.0
+    clusters = all_clusters(n)
+    for k in range(1, n):
+        big = np.array([b for b in clusters if len(bs.from_bitset(b)) > k])
+        if len(big) == 0:
+            continue
+        ptr, idx = kcluster_rows_csr(cache, big, np.full(len(big), k))
+        sums = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(big))
+        sums[np.diff(ptr) == 0] = 0.0
+        assert np.all(sums >= k - 1e-9)
+    bits, ks = separate_kclusters(cache, eta, clusters)
+    assert len(bits) == 0
 
 
 def test_cycle_rows_are_eq5():

@@ -34,7 +34,7 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from .lp_model import EtaLP, choice_from_eta, is_integral
-from .separation import cut_loop, incumbent_clusters
+from .separation import cut_loop, incumbent_clusters, separate_kclusters
 
 
 # ---------------------------------------------------------------------- decoding
@@ -107,12 +107,34 @@ class Incumbent:
                            extra=extra or {})
 
 
+def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time, on_lp,
+                     max_rounds: int = 10) -> int:
+    """Alternate k-cluster separation over the model's clusters with the cluster loop."""
+    added = 0
+    for _ in range(max_rounds):
+        if control.should_stop():
+            break
+        lp = model.solve_lp(control.remaining())
+        if lp.status != "optimal":
+            break
+        on_lp(lp.value, lp.eta)
+        bits, ks = separate_kclusters(model.cache, lp.eta, model.clusters.bits, k_max)
+        new = model.add_kclusters(bits, ks)
+        if not new:
+            break
+        added += new
+        cut_loop(model, mode="clusters", exact=exact, time_limit=control.remaining(),
+                 subip_time=subip_time, on_bound=on_lp)
+    return added
+
+
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                 prune: bool = True, lazy: bool = True, recut: bool = True,
                 subip_time: float | None = 30.0, threads: int = 1, log: bool = False,
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
-                acyclicity: str = "generation", **unknown) -> SolveResult:
+                acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
+                mip_heuristics: bool = False, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -122,6 +144,15 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         one solve; default) or only cluster rows added lazily by restart.
     root_cuts : bool
         Run the LP cutting-plane loop before the first MIP (default True).
+    k_max : int
+        After the root loop, add the violated k-cluster rows (2 <= k <= k_max) of the root's
+        clusters, alternating with the cluster loop (Cussens et al., JAIR 2017); 1 disables.
+    start_search : bool
+        Give HiGHS a start from ordering-based local search (:mod:`lpbn.bfbnb.obs`, a fixed
+        number of restarts), so that the MIP prunes from its first node.
+    mip_heuristics : bool
+        Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump); off by default
+        because the ordering search and the LP decoding give better incumbents for less.
     exact_root : bool
         Use the exact sub-IP in the root loop (else cheap cycle clusters only).
     threads : int
@@ -180,8 +211,20 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 offer(choice)
                 if control.closed():
                     return finish(OPTIMAL, "root LP integral")
+        if k_max >= 2 and root.status == "optimal":
+            stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
+                                                      subip_time, on_lp)
+    if start_search:
+        from ..bfbnb.obs import ordering_search
+        order, _ = ordering_search(cache, time_limit=min(0.5, 0.05 * control.remaining()),
+                                   max_restarts=100)
+        offer(cache.best_for_order(order)[0])
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
+    if not mip_heuristics:
+        model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
+                                 mip_heuristic_run_rens=False,
+                                 mip_heuristic_run_feasibility_jump=False)
 
     def check(choice) -> bool:
         if choice_is_acyclic(cache, choice):
