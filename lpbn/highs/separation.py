@@ -42,6 +42,10 @@ SUPPORT_TOL = 1e-9
 #: The sub-IP stops after this many improving (violated) clusters; the last sub-IP of a
 #: loop, which finds none, still proves infeasibility.  None: solve to optimality.
 SUBIP_MAX_SOLS: int | None = 3
+#: Components up to this size are first searched by exact enumeration (branch and bound
+#: over subsets, at most ENUM_MAX_NODES nodes) before the HiGHS sub-IP is used.
+ENUM_MAX_VARIABLES = 63
+ENUM_MAX_NODES = 2_000_000
 
 
 # ---------------------------------------------------------------------- support graph
@@ -479,6 +483,7 @@ def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
 @dataclass
 class SubIPStats:
     solves: int = 0
+    enumerated: int = 0
     seconds: float = 0.0
     last_status: str = ""
     timed_out: bool = False
@@ -487,7 +492,7 @@ class SubIPStats:
 def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
                    max_cuts: int = 3, time_limit: float | None = None,
                    stats: SubIPStats | None = None) -> list[np.ndarray]:
-    """Violated clusters found by the Bartlett & Cussens (2017) sub-IP, solved with HiGHS MIP.
+    """Violated clusters found exactly: by enumeration, else the Bartlett & Cussens (2017) sub-IP.
 
     The sub-IP is solved separately inside each strongly connected component of the
     support graph of η*: if C is violated, a source component K of the support graph
@@ -496,6 +501,10 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     solution HiGHS finds is a violated cluster (the objective row demands > -1); up to
     ``max_cuts`` are returned, most violated first.  An empty list means that no cluster
     is violated by more than ``tol`` — unless ``stats.timed_out`` is set.
+
+    Components of at most ``ENUM_MAX_VARIABLES`` variables are first searched by
+    :func:`_enumerate_component` (exact branch and bound over subsets with a node budget);
+    the sub-IP runs only where that search neither finds a cluster nor completes.
     """
     stats = stats if stats is not None else SubIPStats()
     t0 = time.perf_counter()
@@ -510,7 +519,13 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
             if left <= 0:
                 stats.timed_out = True
                 break
-        found += _subip_component(cache, eta, comp, tol, left, stats)
+        cuts, complete = _enumerate_component(cache, eta, comp, tol) \
+            if len(comp) <= ENUM_MAX_VARIABLES else ([], False)
+        if cuts or complete:
+            stats.enumerated += 1
+            found += cuts
+        else:
+            found += _subip_component(cache, eta, comp, tol, left, stats)
     stats.seconds += time.perf_counter() - t0
     if not found:
         return []
@@ -520,6 +535,97 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     # rounding cannot drop it, and never read an empty result as a proof after that
     keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - 0.5 * tol]
     return [bits[k] for k in keep[:max_cuts]]
+
+
+def _enumerate_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,
+                         max_found: int = 10) -> tuple[list[np.ndarray], bool]:
+    """Violated clusters inside one support-graph component by branch and bound over subsets.
+
+    The same problem as the sub-IP (minimise the eq. 6 activity over C ⊆ comp, |C| >= 2),
+    solved combinatorially: variables are decided in turn, and a partial decision with
+    members IN and undecided FREE is pruned when Σ_{i∈IN} a_i(IN ∪ FREE) >= 1 - tol, a lower
+    bound on the activity of every completion (a_i(C), the mass of i's parent sets
+    disjoint from C, only shrinks as C grows).  Returns ``(clusters, complete)``; complete
+    is False when the node budget ran out, in which case an empty list proves nothing.
+    """
+    k = len(comp)
+    local = np.full(cache.n, -1, dtype=np.int64)
+    local[comp] = np.arange(k)
+    sup = np.flatnonzero((eta > SUPPORT_TOL) & (local[cache.family] >= 0))
+    if len(sup) == 0 or k < 2:
+        return [], True
+    sizes = cache.sizes[sup].astype(np.int64)
+    items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
+                             + (np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes))]
+    lit = local[items]
+    owner = np.repeat(np.arange(len(sup)), sizes)
+    pmask = np.zeros(len(sup), dtype=np.uint64)
+    inside = lit >= 0
+    np.bitwise_or.at(pmask, owner[inside], np.left_shift(np.uint64(1), lit[inside].astype(np.uint64)))
+    masks, complete = _enum_subsets(k, local[cache.family[sup]], pmask, eta[sup], 1.0 - tol,
+                                    ENUM_MAX_NODES, max_found)
+    out = [bs.to_bitset(comp[[v for v in range(k) if (int(mk) >> v) & 1]], cache.n) for mk in masks]
+    return out, complete
+
+
+@numba.njit(cache=True)
+def _enum_subsets(k, fam, pmask, eta, threshold, max_nodes, max_found):
+    """Depth-first branch and bound over subsets of k <= 63 local variables; keeps the
+    ``max_found`` least-active violated clusters (the pruning threshold tightens to the
+    worst kept one once the list is full).  Returns (masks, complete)."""
+    S = fam.shape[0]
+    full = (np.uint64(1) << np.uint64(k)) - np.uint64(1)
+    stack_d = np.empty(2 * k + 2, dtype=np.int64)
+    stack_in = np.empty(2 * k + 2, dtype=np.uint64)
+    found = np.empty(max_found, dtype=np.uint64)
+    found_act = np.empty(max_found)
+    n_found = 0
+    stack_d[0] = 0
+    stack_in[0] = np.uint64(0)
+    top = 1
+    nodes = 0
+    while top > 0:
+        top -= 1
+        d = stack_d[top]
+        cin = stack_in[top]
+        nodes += 1
+        if nodes > max_nodes:
+            return found[:n_found], False
+        decided = (np.uint64(1) << np.uint64(d)) - np.uint64(1)
+        upper = cin | (full & ~decided)
+        lb = 0.0
+        for t in range(S):
+            if (cin >> np.uint64(fam[t])) & np.uint64(1) and (pmask[t] & upper) == 0:
+                lb += eta[t]
+        if lb >= threshold:
+            continue
+        if d == k:
+            members = 0
+            x = cin
+            while x:
+                x &= x - np.uint64(1)
+                members += 1
+            if members < 2:
+                continue
+            # here upper == cin, so lb is the activity of cin itself
+            if n_found < max_found:
+                found[n_found] = cin
+                found_act[n_found] = lb
+                n_found += 1
+            else:
+                worst = np.argmax(found_act)
+                found[worst] = cin
+                found_act[worst] = lb
+            if n_found == max_found:
+                threshold = found_act.max()
+            continue
+        stack_d[top] = d + 1
+        stack_in[top] = cin
+        top += 1
+        stack_d[top] = d + 1
+        stack_in[top] = cin | (np.uint64(1) << np.uint64(d))
+        top += 1
+    return found[:n_found], True
 
 
 def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,
