@@ -285,11 +285,13 @@ def test_pulp_cbc_equals_dp(n, seed):
     assert r.upper_bound >= dp.score - REL * abs(dp.score)
 
 
-def test_pulp_cbc_without_root_cuts():
+@pytest.mark.parametrize("acyclicity", ["generation", "lazy"])
+def test_pulp_cbc_without_root_cuts(acyclicity):
     cache = random_cache(7, seed=5, density=0.9)
     dp = lpbn.solve(cache, method="dp")
-    r = lpbn.solve(cache, method="pulp-cbc", root_cuts=False)
+    r = lpbn.solve(cache, method="pulp-cbc", root_cuts=False, acyclicity=acyclicity)
     assert r.status == "optimal" and close(r.score, dp.score)
+    assert (r.stats["mip_rounds"] == 1) == (acyclicity == "generation") or acyclicity == "lazy"
 
 
 def test_pulp_cbc_on_wine(instances, known_optima):
@@ -310,12 +312,26 @@ def test_export_model_is_readable_and_carries_root_cuts(tmp_path, fmt, instances
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.readModel(str(out))
-    assert h.getNumCol() == cache.m and h.getNumRow() == cache.n + info["clusters"]
+    assert h.getNumCol() == cache.m + cache.n
+    assert h.getNumRow() == cache.n + info["clusters"] + info["generation_rows"]
     h.run()
     opt = lpbn.solve(cache, method="dp").score
-    # the exported ILP (a relaxation) can only score at least the optimum; here it is exact
-    assert h.getInfo().objective_function_value >= opt - 1e-6 * abs(opt)
     assert close(h.getInfo().objective_function_value, opt, 1e-8)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_exported_model_without_cuts_is_exact(tmp_path, seed):
+    """Generation rows alone make the exported file an exact ILP for any MILP solver."""
+    import highspy
+    from lpbn.highs.pulp_model import export_model
+    cache = random_cache(7, seed=seed, density=0.9)
+    out = tmp_path / "m.mps"
+    export_model(cache, out, "mps", root_cuts=False)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(out))
+    h.run()
+    assert close(h.getInfo().objective_function_value, lpbn.solve(cache, method="dp").score, 1e-8)
 
 
 def test_export_bad_format(tmp_path):

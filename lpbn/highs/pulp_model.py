@@ -4,8 +4,11 @@ The model is the one of :mod:`lpbn.highs.lp_model` (Jaakkola et al. 2010, eqs. 2
 binary ``eta_<i>_<k>`` = 1 when variable i takes its k-th candidate parent set (the
 cache's best-first order), one convexity row per variable and one cluster row (eq. 6)
 per cluster.  The exported model carries the root cuts (the clusters the HiGHS
-cutting-plane loop found), so CBC, Gurobi or CPLEX start from the P_cluster bound; it is
-still a relaxation, so a solver's answer must be checked for cycles (``lpbn solve`` does).
+cutting-plane loop found), so CBC, Gurobi or CPLEX start from the P_cluster bound, and by
+default the generation-number rows of :meth:`lpbn.highs.lp_model.EtaLP.add_generation_rows`
+(continuous ``gen_<i>``), which make the exported ILP exact by itself: any solver's optimum
+is an optimal DAG.  Without them (``generation=False``) the model is a relaxation and a
+solver's answer must be checked for cycles.
 
 ``method="pulp-cbc"`` solves it with PuLP's bundled CBC using the same
 solve–separate–resolve loop as ``method="highs"``: a third independent solver for tests.
@@ -64,8 +67,29 @@ class PulpModel:
             expr = pulp.LpAffineExpression((v, 1.0) for v in self.x[a:b])
             self.prob += pulp.LpConstraint(expr, pulp.LpConstraintEQ, f"convex_{i}", 1.0)
         self.clusters = ClusterFamily(cache.n)
+        self.generation = False
         if clusters is not None:
             self.add_clusters(clusters.bits)
+
+    def add_generation_rows(self) -> int:
+        """Generation columns g_i in [0, n-1] and g_v - g_u - n Σ_{s∋u} η_v(s) >= 1 - n for
+        every possible edge u -> v (exact acyclicity for integral η; see lp_model)."""
+        if self.generation:
+            return 0
+        pulp = _pulp()
+        cache, n = self.cache, self.cache.n
+        g = [pulp.LpVariable(f"gen_{i}", lowBound=0, upBound=max(n - 1, 0)) for i in range(n)]
+        edges: dict[tuple[int, int], list[int]] = {}
+        for j in range(cache.m):
+            v = int(cache.family[j])
+            for u in cache.parents(j):
+                edges.setdefault((u, v), []).append(j)
+        for (u, v), js in sorted(edges.items()):
+            expr = pulp.LpAffineExpression([(g[v], 1.0), (g[u], -1.0)]
+                                           + [(self.x[j], -float(n)) for j in js])
+            self.prob += pulp.LpConstraint(expr, pulp.LpConstraintGE, f"gen_{u}_{v}", 1.0 - n)
+        self.generation = True
+        return len(edges)
 
     def add_clusters(self, bits: np.ndarray) -> int:
         """Add the eq. 6 rows of clusters not yet present; returns how many were added."""
@@ -85,13 +109,16 @@ class PulpModel:
         return np.array([v.varValue or 0.0 for v in self.x], dtype=np.float64)
 
 
-def _header(cache: ScoreCache, comment: str, n_clusters: int, bound: float) -> str:
+def _header(cache: ScoreCache, comment: str, n_clusters: int, bound: float,
+            generation: bool) -> str:
     lines = [
         "lpbn η ILP (Jaakkola et al. 2010, eqs. 2 and 6); maximise the total log-score.",
         f"source: {cache.source or '<cache>'}; n={cache.n}; candidates={cache.m}; "
         f"root cluster rows={n_clusters}; root LP bound={bound!r}",
         "eta_<i>_<k> = 1: variable i takes its k-th candidate parent set (best-first order).",
-        "The cluster rows are a subset of eq. 6: check a solution for cycles and add rows.",
+        ("gen_<i>: generation numbers; their rows exclude every directed cycle, so the ILP is exact."
+         if generation else
+         "The cluster rows are a subset of eq. 6: check a solution for cycles and add rows."),
         "variables: " + " ".join(f"{i}={name}" for i, name in enumerate(cache.names[:200]))
         + (" ..." if cache.n > 200 else ""),
     ]
@@ -100,8 +127,11 @@ def _header(cache: ScoreCache, comment: str, n_clusters: int, bound: float) -> s
 
 def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
                  root_cuts: bool = True, exact: bool = True, time_limit: float | None = None,
-                 clusters: ClusterFamily | None = None) -> dict:
+                 clusters: ClusterFamily | None = None, generation: bool = True) -> dict:
     """Write the η ILP with the root cluster cuts to ``path`` in LP or MPS format (atomically).
+
+    ``generation`` adds the generation-number rows, so the file is an exact ILP for any
+    MILP solver (otherwise a relaxation whose answers must be checked for cycles).
 
     Returns a dict with the number of clusters and the root LP bound.
     """
@@ -114,15 +144,16 @@ def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
             clusters, res = root_clusters(cache, exact=exact, time_limit=time_limit)
             bound = res.value
     model = PulpModel(cache, clusters)
+    n_gen = model.add_generation_rows() if generation else 0
     tmpdir = tempfile.mkdtemp(prefix="lpbn-export-")
     try:
         tmp = Path(tmpdir) / f"model.{fmt}"
         if fmt == "lp":
             model.prob.writeLP(str(tmp))
-            header = _header(cache, "\\", len(clusters), bound)
+            header = _header(cache, "\\", len(clusters), bound, generation)
         else:
             model.prob.writeMPS(str(tmp), with_objsense=True)
-            header = _header(cache, "*", len(clusters), bound)
+            header = _header(cache, "*", len(clusters), bound, generation)
         body = tmp.read_text()
         with atomic_write(path) as fh:
             fh.write(header)
@@ -130,13 +161,18 @@ def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
     return {"path": str(path), "format": fmt, "clusters": len(clusters), "root_bound": bound,
-            "columns": cache.m, "rows": cache.n + len(clusters)}
+            "columns": cache.m + (cache.n if generation else 0),
+            "rows": cache.n + len(clusters) + n_gen, "generation_rows": n_gen}
 
 
 def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                    prune: bool = True, threads: int = 1, msg: bool = False,
-                   memory_limit: int | None = None, **unknown) -> SolveResult:
+                   memory_limit: int | None = None, acyclicity: str = "generation",
+                   **unknown) -> SolveResult:
     """``method="pulp-cbc"``: root cuts (HiGHS LP), then CBC solve–separate–resolve.
+
+    ``acyclicity="generation"`` (default) adds the generation-number rows, so the first CBC
+    solve is exact; ``"lazy"`` relies on cluster rows added after cyclic incumbents only.
 
     A CBC optimum whose incumbent is acyclic is optimal for the whole problem (its rows
     are valid for every DAG).  At a time limit the best DAG and the best bound so far
@@ -144,6 +180,8 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
     """
     if unknown:
         raise InputError(f"method 'pulp-cbc' has no option(s) {', '.join(sorted(unknown))}")
+    if acyclicity not in ("generation", "lazy"):
+        raise InputError(f"method 'pulp-cbc': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
     pulp = _pulp()
     if prune:  # safe for the optimum (ScoreCache.prune_dominated)
         cache = cache.prune_dominated()
@@ -160,6 +198,8 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
         clusters = lp.clusters
         stats["root_bound"] = res.value
     model = PulpModel(cache, clusters)
+    if acyclicity == "generation":
+        stats["generation_rows"] = model.add_generation_rows()
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
