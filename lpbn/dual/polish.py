@@ -25,6 +25,15 @@ from ..clusters import cluster_rows_csr
 from .state import DualState
 
 
+def _set_time_limit(h, time_limit: float | None, inf: float) -> None:
+    """HiGHS compares ``time_limit`` with its run clock, which accumulates over all runs of
+    a persistent model, so the limit for this run is that clock plus ``time_limit``."""
+    if time_limit is None or not math.isfinite(time_limit):
+        h.setOptionValue("time_limit", inf)
+    else:
+        h.setOptionValue("time_limit", float(h.getRunTime()) + max(0.0, float(time_limit)))
+
+
 class DualLP:
     """The epigraph form of eq. 8 as a persistent HiGHS model (warm-started re-solves).
 
@@ -70,8 +79,7 @@ class DualLP:
     def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
         self.sync()
         h = self.h
-        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None and math.isfinite(time_limit)
-                         else self.inf)
+        _set_time_limit(h, time_limit, self.inf)
         h.run()
         if h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
             return False, math.nan, None, None
@@ -130,8 +138,7 @@ class PrimalLP:
     def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
         self.sync()
         h = self.h
-        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None and math.isfinite(time_limit)
-                         else self.inf)
+        _set_time_limit(h, time_limit, self.inf)
         h.run()
         if h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
             return False, math.nan, None, None
@@ -168,8 +175,7 @@ class PrimalLP:
         h = self.h
         basis = h.getBasis()
         h.setOptionValue("simplex_iteration_limit", int(iteration_limit))
-        h.setOptionValue("time_limit", float(time_limit) if time_limit is not None and math.isfinite(time_limit)
-                         else self.inf)
+        _set_time_limit(h, time_limit, self.inf)
         out = []
         try:
             for cols in cols_list:

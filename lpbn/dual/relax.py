@@ -17,6 +17,9 @@ import numpy as np
 
 from .state import DualState
 
+#: CD sweeps per round before the exact polish (the polish re-optimises λ anyway).
+POLISH_SWEEPS = 5
+
 
 @dataclass
 class Incumbent:
@@ -85,7 +88,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         t += 1
         st.rounds = t
         round_start = best_v
-        cap = 20 if lp_polish else 200
+        cap = POLISH_SWEEPS if lp_polish else 200
         v = state.optimise(max_sweeps=int(min(cap, max(1, left()))), on_sweep=on_sweep, deadline=deadline)
         if v == -math.inf:
             return v, state.lam.copy(), st
