@@ -628,16 +628,44 @@ def primal_grow(n, sfam, sptr, sitems, eta, seed, viol_tol):
     from {seed}, repeatedly add the node that minimises a(C ∪ k); returns the smallest-
     activity cluster met on the way (size >= 2) and its activity.
     """
+    seeds = np.empty(1, dtype=np.int64)
+    seeds[0] = seed
+    return primal_grow_from(n, sfam, sptr, sitems, eta, seeds, viol_tol)
+
+
+@numba.njit(cache=True)
+def primal_grow_from(n, sfam, sptr, sitems, eta, seeds, viol_tol):
+    """:func:`primal_grow` started from the node set ``seeds`` (e.g. both ends of a
+    fractional edge) instead of a single node."""
     ns = eta.shape[0]
     inC = np.zeros(n, dtype=np.bool_)
-    inC[seed] = True
     members = np.empty(n, dtype=np.int64)
-    members[0] = seed
-    nmem = 1
+    nmem = 0
+    for q in range(seeds.shape[0]):
+        if not inC[seeds[q]]:
+            inC[seeds[q]] = True
+            members[nmem] = seeds[q]
+            nmem += 1
     best_a = np.inf
     best_n = 0
+    if nmem >= 2:
+        a = 0.0
+        for j in range(ns):
+            if not inC[sfam[j]]:
+                continue
+            ok = True
+            for q in range(sptr[j], sptr[j + 1]):
+                if inC[sitems[q]]:
+                    ok = False
+                    break
+            if ok:
+                a += eta[j]
+        best_a = a
+        best_n = nmem
+        if a < 1.0 - viol_tol:
+            return members[:best_n].copy(), best_a
     touch = np.zeros(n, dtype=np.bool_)
-    for _ in range(n - 1):
+    for _ in range(n - nmem):
         # candidate nodes: parents in the support of members, and children of members
         touch[:] = False
         for j in range(ns):

@@ -330,7 +330,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
                primal_first: bool = True, strong_candidates: int = 16,
-               strong_iterations: int = 50, strong_reliable: int = 1, **unknown: Any) -> SolveResult:
+               strong_iterations: int = 50, strong_reliable: int = 1,
+               edge_seeds: int = 2, **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -346,8 +347,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     scored by its pseudocosts instead, 0 always probes).  Children warm-start the LP from
     their parent's basis.
     ``primal_first``: with a polished LP point, each separation round adds the clusters
-    violated at η (greedy, eq. 6) together with the most violated cycles (eqs. 18-19) and
-    falls back to eq. 20 growth; ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
+    violated at η (greedy, eq. 6; seeded from every node and from the ``edge_seeds`` x n most
+    fractional edges) together with the most violated cycles (eqs. 18-19) and falls back
+    to eq. 20 growth; ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
     says where the exact cluster sub-IP is the last resort (default ``"none"``: on the
     GOBNILP anchors its stronger bounds cost more time than the extra B&B nodes they save;
     B&B stays exact without it).
@@ -375,6 +377,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         branching = "strong" if lp_polish else "flips"
     state = DualState(cache)
     state.primal_first = bool(primal_first)
+    state.primal_edge_seeds = int(edge_seeds)
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)

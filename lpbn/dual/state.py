@@ -57,6 +57,7 @@ class DualState:
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
         self.primal_first = False             # with an LP point: primal + cycles each round
+        self.primal_edge_seeds = 0            # primal growth also from fractional edges (x n)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -244,8 +245,36 @@ class DualState:
                     added += 1
                     if added >= max_new:
                         break
+        if self.primal_edge_seeds and added < max_new and sptr[-1]:
+            added += self._primal_edge_seeds(sfam, sptr, sitems, eta[sup], max_new - added, deadline, viol_tol)
         if added == 0 and subip and self.exact_separation:
             added = self._separate_subip(eta_full, deadline, viol_tol)
+        return added
+
+    def _primal_edge_seeds(self, sfam, sptr, sitems, seta, max_new: int, deadline: float,
+                           viol_tol: float) -> int:
+        """More violated clusters per round: greedy growth at η started from both ends of
+        the most fractional edges p -> i (marginal μ_pi of eq. 3 closest to 1/2), at most
+        ``primal_edge_seeds`` x n of them; fewer rounds means fewer LP re-solves."""
+        n = self.n
+        fam = np.repeat(sfam, np.diff(sptr))
+        keys = sitems * n + fam
+        uk, inv = np.unique(keys, return_inverse=True)
+        mu = np.bincount(inv, weights=np.repeat(seta, np.diff(sptr)), minlength=len(uk))
+        frac = (mu > 1e-6) & (mu < 1 - 1e-6)
+        uk, mu = uk[frac], mu[frac]
+        order = np.argsort(np.abs(mu - 0.5), kind="stable")[:self.primal_edge_seeds * n]
+        added = 0
+        seeds = np.empty(2, dtype=np.int64)
+        for t in order:
+            if time.perf_counter() > deadline:
+                break
+            seeds[0], seeds[1] = uk[t] // n, uk[t] % n
+            members, act = K.primal_grow_from(n, sfam, sptr, sitems, seta, seeds, viol_tol)
+            if len(members) >= 2 and act < 1.0 - viol_tol and self.add_cluster(members.tolist()):
+                added += 1
+                if added >= max_new:
+                    break
         return added
 
     def _separate_subip(self, eta: np.ndarray, deadline: float, viol_tol: float) -> int:
