@@ -134,7 +134,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 subip_time: float | None = 30.0, threads: int = 1, log: bool = False,
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
-                mip_heuristics: bool = False, **unknown) -> SolveResult:
+                mip_heuristics: bool = False, highs_options: dict | None = None,
+                **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -153,6 +154,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     mip_heuristics : bool
         Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump); off by default
         because the ordering search and the LP decoding give better incumbents for less.
+    highs_options : dict, optional
+        Further HiGHS options for the MIP solves (e.g. ``{"mip_pscost_minreliable": 2}``).
     exact_root : bool
         Use the exact sub-IP in the root loop (else cheap cycle clusters only).
     threads : int
@@ -225,6 +228,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
                                  mip_heuristic_run_rens=False,
                                  mip_heuristic_run_feasibility_jump=False)
+    model.mip_options.update(highs_options or {})
 
     def check(choice) -> bool:
         if choice_is_acyclic(cache, choice):
