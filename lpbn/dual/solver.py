@@ -34,6 +34,16 @@ POLISH_MAX_ROWS = 300_000
 CONVERGED_RTOL = 1e-7
 #: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
 OBS_CLIMBS_PER_SWEEP = 20
+#: A relaxation round (LP polish + separation) counts as this many CD sweeps of work.
+OBS_ROUND_SWEEPS = 4
+#: Cost of one OBS climb in CD sweeps, estimated as max(1, n^2 / OBS_CLIMB_N2) (measured:
+#: ~0.2 sweeps at n = 56, ~7 at n = 441, ~70 at n = 1041).
+OBS_CLIMB_N2 = 20_000
+#: ``primal_first`` by default only up to this many variables: each greedy growth at η costs
+#: O(n^2 |support|), which dominates a separation round on the 400-1000-variable caches.
+PRIMAL_FIRST_MAX_N = 128
+#: Perturbation climbs of the first OBS search (from the greedy order, before the root).
+OBS_FIRST_CLIMBS = 20
 
 
 @dataclass
@@ -329,7 +339,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                on_sweep: Callable[[dict[str, Any]], None] | None = None,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
-               primal_first: bool = True, strong_candidates: int = 16,
+               primal_first: bool | None = None, strong_candidates: int = 16,
                strong_iterations: int = 50, strong_reliable: int = 1,
                edge_seeds: int = 2, **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
@@ -349,7 +359,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     ``primal_first``: with a polished LP point, each separation round adds the clusters
     violated at η (greedy, eq. 6; seeded from every node and from the ``edge_seeds`` x n most
     fractional edges) together with the most violated cycles (eqs. 18-19) and falls back
-    to eq. 20 growth; ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
+    to eq. 20 growth (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
     says where the exact cluster sub-IP is the last resort (default ``"none"``: on the
     GOBNILP anchors its stronger bounds cost more time than the extra B&B nodes they save;
     B&B stays exact without it).
@@ -361,8 +371,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     ``local_search`` scales the effort of the ordering-based local search
     (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
     min-regret decoded orders (§5.2): it climbs from every round's order and gets
-    ``local_search * OBS_CLIMBS_PER_SWEEP`` perturbation climbs per CD sweep, so runs are
-    reproducible (up to the time limit); 0 disables it.  It only offers DAGs, never bounds.
+    ``local_search * OBS_CLIMBS_PER_SWEEP`` perturbation climbs per unit of relaxation work
+    (a CD sweep; a round counts OBS_ROUND_SWEEPS), divided by the estimated cost of a climb
+    (max(1, n^2 / OBS_CLIMB_N2) sweeps), so runs are reproducible (up to the time limit);
+    0 disables it.  It only offers DAGs, never bounds.
     """
     if unknown:
         from ..errors import InputError
@@ -376,6 +388,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if branching is None:
         branching = "strong" if lp_polish else "flips"
     state = DualState(cache)
+    if primal_first is None:
+        primal_first = cache.n <= PRIMAL_FIRST_MAX_N
     state.primal_first = bool(primal_first)
     state.primal_edge_seeds = int(edge_seeds)
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
@@ -411,18 +425,32 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     inc.offer(choice, score)
     searcher = OrderSearch(cache, seed) if local_search > 0 and cache.n >= 2 else None
     searched = [-math.inf]   # incumbent score at the last search start
+    rounds_seen = [0]
+    first_climbs = [0]
+    climb_cost = max(1.0, cache.n ** 2 / OBS_CLIMB_N2)
+
+    def on_round(order) -> None:
+        rounds_seen[0] += 1
+        search([order])
 
     def search(starts=(), climbs: int | None = None, patience: int | None = None) -> None:
         """OBS from ``starts`` (+ the incumbent's order when it changed), then perturbation
-        climbs: ``climbs`` or the credit of ``local_search`` x OBS_CLIMBS_PER_SWEEP climbs per
-        CD sweep so far (a deterministic work budget, not a time share)."""
+        climbs.  Without ``climbs``, every climb (starts included) is paid from the credit of
+        ``local_search`` x OBS_CLIMBS_PER_SWEEP climbs per unit of relaxation work divided by
+        the estimated climb cost: a deterministic work budget, not a time share."""
         if searcher is None:
             return
-        if climbs is None:
-            climbs = int(local_search * OBS_CLIMBS_PER_SWEEP * state.sweeps) - searcher.perturb_climbs
         starts = [o for o in starts if o is not None]
         if inc.choice is not None and inc.score > searched[0]:
             starts.append(dag_order(cache, inc.choice))
+        if climbs is None:
+            work = state.sweeps + OBS_ROUND_SWEEPS * rounds_seen[0]
+            credit = int(local_search * OBS_CLIMBS_PER_SWEEP * work / climb_cost) - \
+                (searcher.climbs - first_climbs[0])
+            if credit <= 0:
+                return
+            starts = starts[-credit:]
+            climbs = credit - len(starts)
         if not starts and climbs <= 0:
             return
         searched[0] = inc.score
@@ -435,7 +463,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         stats["local_search_climbs"] = searcher.climbs
 
     if searcher is not None:
-        search([order0], climbs=max(20, 2 * cache.n), patience=max(20, 2 * cache.n))
+        first = max(2, int(OBS_FIRST_CLIMBS / climb_cost))
+        search([order0], climbs=first, patience=first)
+        first_climbs[0] = searcher.climbs
     initial_bound = state.value()
     control.improved(bound=initial_bound)
     if on_sweep is not None:
@@ -473,7 +503,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                                on_sweep=sweep_hook if on_sweep is not None else None,
                                on_bound=bound_hook, lp_polish=lp_polish,
                                stall_rounds=2 if is_root else node_stall_rounds,
-                               on_round=(lambda o: search([o])) if searcher is not None else None)
+                               on_round=on_round if searcher is not None else None)
         stats["polishes"] = stats.get("polishes", 0) + st.polishes
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))

@@ -235,8 +235,13 @@ class DualState:
                                 ).astype(np.int64) if sptr[-1] else np.zeros(0, dtype=np.int64)
         added = 0
         eta_full = eta
-        fam_support = np.unique(sfam)
-        for seed in fam_support:
+        # a violated cluster (activity < 1) gives each member support mass on parent sets
+        # meeting C, so the support graph on C has a cycle: seed only inside its
+        # non-trivial strongly connected components
+        cyc = self._support_cycle_nodes(sfam, sptr, sitems)
+        if cyc is None:
+            return self._separate_subip(eta_full, deadline, viol_tol) if subip and self.exact_separation else 0
+        for seed in cyc:
             if time.perf_counter() > deadline:
                 break
             members, act = K.primal_grow(self.n, sfam, sptr, sitems, eta[sup], int(seed), viol_tol)
@@ -246,13 +251,29 @@ class DualState:
                     if added >= max_new:
                         break
         if self.primal_edge_seeds and added < max_new and sptr[-1]:
-            added += self._primal_edge_seeds(sfam, sptr, sitems, eta[sup], max_new - added, deadline, viol_tol)
+            added += self._primal_edge_seeds(sfam, sptr, sitems, eta[sup], max_new - added, deadline, viol_tol,
+                                             self._scc_label)
         if added == 0 and subip and self.exact_separation:
             added = self._separate_subip(eta_full, deadline, viol_tol)
         return added
 
+    def _support_cycle_nodes(self, sfam, sptr, sitems) -> np.ndarray | None:
+        """Nodes in non-trivial strongly connected components of the support graph of η
+        (edges p -> i of support parent sets); None when it is acyclic."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+        if sptr[-1] == 0:
+            return None
+        fam = np.repeat(sfam, np.diff(sptr))
+        g = csr_matrix((np.ones(len(fam)), (sitems, fam)), shape=(self.n, self.n))
+        ncomp, labels = connected_components(g, directed=True, connection="strong")
+        big = np.bincount(labels, minlength=ncomp) >= 2
+        nodes = np.flatnonzero(big[labels])
+        self._scc_label = np.where(big[labels], labels, -1)
+        return nodes if len(nodes) else None
+
     def _primal_edge_seeds(self, sfam, sptr, sitems, seta, max_new: int, deadline: float,
-                           viol_tol: float) -> int:
+                           viol_tol: float, label: np.ndarray) -> int:
         """More violated clusters per round: greedy growth at η started from both ends of
         the most fractional edges p -> i (marginal μ_pi of eq. 3 closest to 1/2), at most
         ``primal_edge_seeds`` x n of them; fewer rounds means fewer LP re-solves."""
@@ -261,7 +282,7 @@ class DualState:
         keys = sitems * n + fam
         uk, inv = np.unique(keys, return_inverse=True)
         mu = np.bincount(inv, weights=np.repeat(seta, np.diff(sptr)), minlength=len(uk))
-        frac = (mu > 1e-6) & (mu < 1 - 1e-6)
+        frac = (mu > 1e-6) & (mu < 1 - 1e-6) & (label[uk // n] >= 0) & (label[uk // n] == label[uk % n])
         uk, mu = uk[frac], mu[frac]
         order = np.argsort(np.abs(mu - 0.5), kind="stable")[:self.primal_edge_seeds * n]
         added = 0
