@@ -30,9 +30,14 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
 }
 
-#: ``method="auto"``: subset DP up to this n, then BFBnB up to AUTO_BFBNB_MAX_N, then the dual.
+#: ``method="auto"`` is a portfolio chosen from the benchmarks in results/ (bfbnb, highs, dual):
+#: subset DP up to AUTO_DP_MAX_N variables; the order-graph search up to AUTO_BFBNB_MAX_N when
+#: the cache is dense (at least AUTO_BFBNB_MIN_DENSITY candidates per variable), where the ILP's
+#: LP is large and its relaxation gap hard to close; the HiGHS ILP otherwise.
 AUTO_DP_MAX_N = 20
-AUTO_BFBNB_MAX_N = 32
+AUTO_BFBNB_MAX_N = 30
+AUTO_BFBNB_MIN_DENSITY = 50
+AUTO_LARGE_METHOD = "highs"
 
 
 def register_method(name: str, func: str | Callable[..., SolveResult]) -> None:
@@ -152,12 +157,14 @@ class SolveControl:
               f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
 
 
-def _auto_method(n: int) -> str:
+def auto_method(cache: ScoreCache) -> str:
+    """The method ``method="auto"`` runs on ``cache`` (see AUTO_* above)."""
+    n = cache.n
     if n <= AUTO_DP_MAX_N:
         return "dp"
-    if n <= AUTO_BFBNB_MAX_N:
+    if n <= AUTO_BFBNB_MAX_N and cache.m >= AUTO_BFBNB_MIN_DENSITY * n:
         return "bfbnb"
-    return "dual"
+    return AUTO_LARGE_METHOD
 
 
 def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
@@ -174,8 +181,9 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     method : str
         ``"dp"`` (subset DP, Silander & Myllymäki 2006), ``"dual"`` (Jaakkola et al. 2010),
         ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
-        ``"brute"`` (tests only), or ``"auto"``: DP for n <= 20, BFBnB for n <= 32, else
-        the dual solver (a portfolio by instance size).
+        ``"brute"`` (tests only), or ``"auto"``: DP for n <= 20, BFBnB for n <= 30 with at
+        least 50 candidate parent sets per variable, else the HiGHS ILP (a portfolio by size
+        and density, see :func:`auto_method`).
     time_limit, gap_limit, node_limit
         Stop early with the best DAG and bound so far (status says which limit).
     callback
@@ -193,7 +201,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         from .formats import read_scores
         cache = read_scores(cache)
     if method == "auto":
-        method = _auto_method(cache.n)
+        method = auto_method(cache)
     fn = _resolve(method)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
