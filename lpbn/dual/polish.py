@@ -7,10 +7,12 @@ exact LP value is required we solve eq. 8 in its epigraph form::
     s.t. u_i - sum_{C ∋ i} λ_C I_C(s_j) >= W_i(s_j)   for every allowed candidate j of i
          λ_C >= 0
 
-with scipy's HiGHS dual simplex, then load λ* back into the :class:`DualState` and
+with HiGHS' dual simplex, then load λ* back into the :class:`DualState` and
 re-evaluate eq. 8 with our own kernels.  The returned value is therefore always a
 certified dual bound; it equals the LP optimum over those clusters when the solver
-reports optimality (strong duality).
+reports optimality (strong duality).  :func:`polish` keeps a persistent warm-started
+model on the state, by default the transposed (η, eq. 7) form :class:`PrimalLP` whose
+cluster-row duals are λ*; :class:`PrimalLP` also probes children for strong branching.
 """
 
 from __future__ import annotations
