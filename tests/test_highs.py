@@ -14,7 +14,8 @@ from lpbn import bitsets as bs
 from lpbn.clusters import ClusterFamily, cluster_activity
 from lpbn.highs.lp_model import EtaLP, choice_from_eta
 from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
-                                   grown_clusters, incumbent_clusters, kcluster_rows_csr,
+                                   grown_clusters, grown_kclusters, incumbent_clusters,
+                                   kcluster_rows_csr,
                                    separate_cycles, separate_kclusters, shortest_cycles)
 from lpbn.testing import random_cache
 
@@ -150,6 +151,27 @@ def test_enumeration_and_sub_ip_agree(n, seed):
         assert np.all(cluster_activity(cache, eta, np.array(enum)) < 1 - 1e-6)
         # the most violated cluster is found
         assert cluster_activity(cache, eta, np.array(enum)).min() <= act.min() + 1e-9
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 8), seed=st.integers(0, 10_000), k=st.integers(1, 3))
+def test_grown_kclusters_are_violated(n, seed, k):
+    """Greedy growth on the k-activity returns only violated k-cluster inequalities, and
+    for k = 1 the same kind of clusters as grown_clusters."""
+    cache = random_cache(n, seed=seed, density=0.8)
+    rng = np.random.default_rng(seed)
+    eta = rng.random(cache.m) ** 4
+    eta /= np.bincount(cache.family, weights=eta, minlength=n)[cache.family]
+    bits = grown_kclusters(cache, eta, k)
+    for b in bits:
+        assert len(bs.from_bitset(b)) > k
+    if len(bits):
+        ptr, idx = kcluster_rows_csr(cache, bits, np.full(len(bits), k))
+        sums = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(bits))
+        sums[np.diff(ptr) == 0] = 0.0
+        assert np.all(sums < k - 1e-6)
+    if k == 1:
+        assert bool(len(bits)) == bool(grown_clusters(cache, eta))
 
 
 def test_cycle_rows_are_eq5():

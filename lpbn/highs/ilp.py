@@ -34,7 +34,7 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from .lp_model import EtaLP, choice_from_eta, is_integral
-from .separation import cut_loop, incumbent_clusters, separate_kclusters
+from .separation import cut_loop, grown_kclusters, incumbent_clusters, separate_kclusters
 
 
 # ---------------------------------------------------------------------- decoding
@@ -109,7 +109,8 @@ class Incumbent:
 
 def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time, on_lp,
                      max_rounds: int = 10) -> int:
-    """Alternate k-cluster separation over the model's clusters with the cluster loop."""
+    """Alternate k-cluster separation (over the model's clusters, and by greedy growth on
+    the k-activity) with the cluster loop."""
     added = 0
     for _ in range(max_rounds):
         if control.should_stop():
@@ -120,6 +121,9 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
         on_lp(lp.value, lp.eta)
         bits, ks = separate_kclusters(model.cache, lp.eta, model.clusters.bits, k_max)
         new = model.add_kclusters(bits, ks)
+        for k in range(2, k_max + 1):
+            grown = grown_kclusters(model.cache, lp.eta, k)
+            new += model.add_kclusters(grown, np.full(len(grown), k))
         if not new:
             break
         added += new

@@ -221,22 +221,47 @@ def grown_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     prove that none is left.
     """
     eta = np.asarray(eta, dtype=np.float64)
-    sup = np.flatnonzero(eta > SUPPORT_TOL)
-    if len(sup) == 0 or cache.n < 2:
+    members = _grow(cache, eta, 1, tol)
+    if members is None:
         return []
-    sizes = cache.sizes[sup].astype(np.int64)
-    ptr = np.zeros(len(sup) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
-                             + (np.arange(int(ptr[-1])) - np.repeat(ptr[:-1], sizes))]
-    members = _grow_from_seeds(cache.n, cache.family[sup].astype(np.int64), eta[sup], ptr,
-                               items.astype(np.int64), _seed_clusters(cache, eta), 1.0 - tol)
     seen: dict[tuple[int, ...], None] = {}
     for row in members:
         key = tuple(np.flatnonzero(row).tolist())
         if len(key) >= 2:
             seen[key] = None
     return _violated(cache, eta, list(seen), tol)[:max_cuts]
+
+
+def grown_kclusters(cache: ScoreCache, eta: np.ndarray, k: int,
+                    tol: float = VIOLATION_TOL) -> np.ndarray:
+    """Clusters whose k-cluster inequality (:func:`kcluster_rows_csr`) is violated at η*,
+    found by the greedy growth of :func:`grown_clusters` on the k-activity (bitsets)."""
+    eta = np.asarray(eta, dtype=np.float64)
+    members = _grow(cache, eta, k, tol)
+    W = bs.n_words(cache.n)
+    if members is None:
+        return np.zeros((0, W), dtype=np.uint64)
+    rows = {tuple(np.flatnonzero(r).tolist()) for r in members}
+    rows = [r for r in rows if len(r) > k]
+    if not rows:
+        return np.zeros((0, W), dtype=np.uint64)
+    bits = np.stack([bs.to_bitset(r, cache.n) for r in rows])
+    bad, _ = separate_kclusters(cache, eta, bits, k_min=k, k_max=k, tol=tol)
+    return bad
+
+
+def _grow(cache: ScoreCache, eta: np.ndarray, k: int, tol: float):
+    """Greedy growth on the support of η* (see grown_clusters); None for an empty support."""
+    sup = np.flatnonzero(eta > SUPPORT_TOL)
+    if len(sup) == 0 or cache.n <= k:
+        return None
+    sizes = cache.sizes[sup].astype(np.int64)
+    ptr = np.zeros(len(sup) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
+                             + (np.arange(int(ptr[-1])) - np.repeat(ptr[:-1], sizes))]
+    return _grow_from_seeds(cache.n, cache.family[sup].astype(np.int64), eta[sup], ptr,
+                            items.astype(np.int64), _seed_clusters(cache, eta), k - tol, k)
 
 
 def _seed_clusters(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
@@ -267,33 +292,35 @@ def _mark(v, delta, S, ptr, items, hit):
 
 
 @numba.njit(cache=True)
-def _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem):
-    """Activity changes of adding v ∉ C (``add``) and removing u ∈ C (``rem``), eq. 6."""
+def _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k):
+    """Changes of the k-activity Σ_{i∈C} Σ_{|s∩C|<k} η_i(s) (eq. 6 for k = 1) from adding
+    v ∉ C (``add``) and removing u ∈ C (``rem``)."""
     S = fam.shape[0]
     add[:] = 0.0
     rem[:] = 0.0
     for t in range(S):
         i = fam[t]
         h = hit[t]
-        if h == 0:
+        if h < k:
             if in_c[i]:
-                rem[i] -= eta[t]                  # i leaves: its free mass leaves with it
-                for a in range(ptr[t], ptr[t + 1]):
-                    add[items[a]] -= eta[t]       # a parent joins: this set is blocked
+                rem[i] -= eta[t]                  # i leaves: its counted mass leaves with it
+                if h == k - 1:
+                    for a in range(ptr[t], ptr[t + 1]):
+                        add[items[a]] -= eta[t]   # one more parent joins: no longer counted
             else:
-                add[i] += eta[t]                  # i joins with its free mass
-        elif h == 1 and in_c[i]:
+                add[i] += eta[t]                  # i joins with its counted mass
+        elif h == k and in_c[i]:
             for a in range(ptr[t], ptr[t + 1]):
                 u = items[a]
                 if in_c[u] and u != i:
-                    rem[u] += eta[t]              # the only blocking parent leaves
+                    rem[u] += eta[t]              # a parent leaves: counted again
 
 
 @numba.njit(cache=True)
-def _activity(fam, eta, in_c, hit):
+def _activity(fam, eta, in_c, hit, k):
     act = 0.0
     for t in range(fam.shape[0]):
-        if in_c[fam[t]] and hit[t] == 0:
+        if in_c[fam[t]] and hit[t] < k:
             act += eta[t]
     return act
 
@@ -311,19 +338,19 @@ def _set_cluster(start, fam, ptr, items, in_c, hit):
 
 
 @numba.njit(cache=True)
-def _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, grow):
+def _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, grow, k):
     """Greedy growth (``grow``) or shrinking from the current cluster, one variable at a
-    time by the move of least activity; leaves the cluster at the best |C| >= 2 point met."""
+    time by the move of least activity; leaves the cluster at the best |C| > k point met."""
     S = fam.shape[0]
     size = 0
     for v in range(n):
         size += in_c[v]
-    act = _activity(fam, eta, in_c, hit)
-    best_act = act if size >= 2 else np.inf
+    act = _activity(fam, eta, in_c, hit, k)
+    best_act = act if size > k else np.inf
     steps = 0
     best_steps = 0
-    while (grow and size < n) or (not grow and size > 2):
-        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem)
+    while (grow and size < n) or (not grow and size > k + 1):
+        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k)
         v_best = -1
         v_act = np.inf
         for v in range(n):
@@ -336,29 +363,29 @@ def _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, grow):
         steps += 1
         size += 1 if grow else -1
         act = v_act
-        if act < best_act:
+        if size > k and act < best_act:
             best_act = act
             best_steps = steps
-    for k in range(steps - 1, best_steps - 1, -1):   # undo the moves after the best point
-        v = path[k]
+    for q in range(steps - 1, best_steps - 1, -1):   # undo the moves after the best point
+        v = path[q]
         in_c[v] = not grow
         _mark(v, -1 if grow else 1, S, ptr, items, hit)
     return best_act
 
 
 @numba.njit(cache=True)
-def _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act):
-    """Best-improvement local search by single additions and removals (|C| >= 2)."""
+def _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act, k):
+    """Best-improvement local search by single additions and removals (|C| > k)."""
     S = fam.shape[0]
     size = 0
     for v in range(n):
         size += in_c[v]
     for _ in range(2 * n):
-        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem)
+        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k)
         v_best = -1
         d_best = -1e-12
         for v in range(n):
-            if in_c[v] and size <= 2:
+            if in_c[v] and size <= k + 1:
                 continue
             d = rem[v] if in_c[v] else add[v]
             if d < d_best:
@@ -375,9 +402,9 @@ def _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act):
 
 
 @numba.njit(cache=True)
-def _grow_from_seeds(n, fam, eta, ptr, items, seeds, threshold):
+def _grow_from_seeds(n, fam, eta, ptr, items, seeds, threshold, k):
     """For each seed cluster (rows of ``seeds``): greedy growth to the point of least
-    activity, then a local search by single additions and removals; plus one top-down run
+    k-activity, then a local search by single additions and removals; plus one top-down run
     (greedy shrinking from all variables).  Rows of a bool matrix, all-False where the final
     activity is not below ``threshold``."""
     S = fam.shape[0]
@@ -388,15 +415,15 @@ def _grow_from_seeds(n, fam, eta, ptr, items, seeds, threshold):
     add = np.zeros(n)
     rem = np.zeros(n)
     path = np.empty(n, dtype=np.int64)
-    for k in range(K + 1):
-        if k < K:
-            _set_cluster(seeds[k], fam, ptr, items, in_c, hit)
+    for r in range(K + 1):
+        if r < K:
+            _set_cluster(seeds[r], fam, ptr, items, in_c, hit)
         else:
             _set_cluster(np.ones(n, dtype=np.bool_), fam, ptr, items, in_c, hit)
-        act = _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, k < K)
-        act = _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act)
+        act = _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, r < K, k)
+        act = _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act, k)
         if act < threshold:
-            out[k, :] = in_c
+            out[r, :] = in_c
     return out
 
 
@@ -455,8 +482,8 @@ def _kcluster_rows_csr(bits, family, clusters, ks):
 
 
 def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, k_max: int = 3,
-                       tol: float = VIOLATION_TOL) -> tuple[np.ndarray, np.ndarray]:
-    """k-cluster inequalities (2 <= k <= k_max, k < |C|) of the given clusters violated at η*.
+                       tol: float = VIOLATION_TOL, k_min: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """k-cluster inequalities (k_min <= k <= k_max, k < |C|) of the given clusters violated at η*.
 
     Returns ``(bits, ks)``: the violated clusters and their k.  Heuristic separation over a
     known family (the clusters of the cut loop), as in branch-and-cut solvers for this ILP.
@@ -464,7 +491,7 @@ def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
     clusters = np.asarray(clusters, dtype=np.uint64).reshape(-1, bs.n_words(cache.n))
     sizes = np.array([len(bs.from_bitset(b)) for b in clusters], dtype=np.int64)
     rep, ks = [], []
-    for k in range(2, k_max + 1):
+    for k in range(k_min, k_max + 1):
         sel = np.flatnonzero(sizes > k)
         rep.append(sel)
         ks.append(np.full(len(sel), k, dtype=np.int64))
