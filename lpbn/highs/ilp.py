@@ -156,7 +156,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Give HiGHS a start from ordering-based local search (:mod:`lpbn.bfbnb.obs`, a fixed
         number of restarts), so that the MIP prunes from its first node.
     mip_heuristics : bool
-        Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump); off by default
+        Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump, root reduced
+        cost); off by default
         because the ordering search and the LP decoding give better incumbents for less.
     highs_options : dict, optional
         Further HiGHS options for the MIP solves (e.g. ``{"mip_pscost_minreliable": 2}``).
@@ -231,7 +232,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if not mip_heuristics:
         model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
                                  mip_heuristic_run_rens=False,
-                                 mip_heuristic_run_feasibility_jump=False)
+                                 mip_heuristic_run_feasibility_jump=False,
+                                 mip_heuristic_run_root_reduced_cost=False)
     model.mip_options.update(highs_options or {})
 
     def check(choice) -> bool:
