@@ -341,7 +341,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
                primal_first: bool | None = None, strong_candidates: int = 16,
                strong_iterations: int = 50, strong_reliable: int = 1,
-               edge_seeds: int = 2, **unknown: Any) -> SolveResult:
+               **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -357,11 +357,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     scored by its pseudocosts instead, 0 always probes).  Children warm-start the LP from
     their parent's basis.
     ``primal_first``: with a polished LP point, each separation round adds the clusters
-    violated at η (greedy, eq. 6; seeded from every node and from the ``edge_seeds`` x n most
-    fractional edges) together with the most violated cycles (eqs. 18-19) and falls back
-    to eq. 20 growth (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``, ``"all"``)
-    says where the exact cluster sub-IP is the last resort (default ``"none"``: on the
-    GOBNILP anchors its stronger bounds cost more time than the extra B&B nodes they save;
+    violated at η (eq. 6; support-graph components and cycles, else greedy growth with
+    local search, most violated first — the routines of :mod:`lpbn.highs.separation`)
+    together with the most violated cycles (eqs. 18-19) and falls back to eq. 20 growth
+    (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``,
+    ``"all"``) says where exact cluster separation is the last resort (default ``"none"``;
     B&B stays exact without it).
     ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
     ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
@@ -391,7 +391,6 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if primal_first is None:
         primal_first = cache.n <= PRIMAL_FIRST_MAX_N
     state.primal_first = bool(primal_first)
-    state.primal_edge_seeds = int(edge_seeds)
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)

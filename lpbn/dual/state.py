@@ -57,7 +57,6 @@ class DualState:
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
         self.primal_first = False             # with an LP point: primal + cycles each round
-        self.primal_edge_seeds = 0            # primal growth also from fractional edges (x n)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -219,83 +218,24 @@ class DualState:
 
     def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6,
                          subip: bool = True) -> int:
-        """Clusters violated by the LP point η from the exact polish (greedy growth on the
-        activity of eq. 6).  Used when the dual criteria find nothing: at an exact LP optimum
-        the dual is degenerate (ties make every δ_ji <= 0), so the §5.3 tests go blind."""
+        """Clusters violated by the LP point η from the exact polish (eq. 6 activity < 1).
+
+        Used because at an exact LP optimum the dual is degenerate (ties make every
+        δ_ji <= 0), so the §5.3 tests go blind.  The primal separation routines are the ones
+        of the HiGHS cutting-plane loop (:mod:`lpbn.highs.separation`): support-graph
+        components and cycles, then greedy growth with local search, most violated first;
+        the exact search only with ``exact_separation``.
+        """
+        from ..highs.separation import cheap_clusters, grown_clusters
         eta = self.eta
         self.eta = None
-        sup = np.flatnonzero(eta > 1e-9)
-        if len(sup) == 0:
+        if eta is None or not np.any(eta > 1e-9):
             return 0
-        sfam = self.family[sup].astype(np.int64)
-        sizes = self.sizes[sup].astype(np.int64)
-        sptr = np.zeros(len(sup) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=sptr[1:])
-        sitems = np.concatenate([self.pset_items[self.pset_ptr[j]:self.pset_ptr[j + 1]] for j in sup]
-                                ).astype(np.int64) if sptr[-1] else np.zeros(0, dtype=np.int64)
-        added = 0
-        eta_full = eta
-        # a violated cluster (activity < 1) gives each member support mass on parent sets
-        # meeting C, so the support graph on C has a cycle: seed only inside its
-        # non-trivial strongly connected components
-        cyc = self._support_cycle_nodes(sfam, sptr, sitems)
-        if cyc is None:
-            return self._separate_subip(eta_full, deadline, viol_tol) if subip and self.exact_separation else 0
-        for seed in cyc:
-            if time.perf_counter() > deadline:
-                break
-            members, act = K.primal_grow(self.n, sfam, sptr, sitems, eta[sup], int(seed), viol_tol)
-            if len(members) >= 2 and act < 1.0 - viol_tol:
-                if self.add_cluster(members.tolist()):
-                    added += 1
-                    if added >= max_new:
-                        break
-        if self.primal_edge_seeds and added < max_new and sptr[-1]:
-            added += self._primal_edge_seeds(sfam, sptr, sitems, eta[sup], max_new - added, deadline, viol_tol,
-                                             self._scc_label)
-        if added == 0 and subip and self.exact_separation:
-            added = self._separate_subip(eta_full, deadline, viol_tol)
-        return added
-
-    def _support_cycle_nodes(self, sfam, sptr, sitems) -> np.ndarray | None:
-        """Nodes in non-trivial strongly connected components of the support graph of η
-        (edges p -> i of support parent sets); None when it is acyclic."""
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import connected_components
-        if sptr[-1] == 0:
-            return None
-        fam = np.repeat(sfam, np.diff(sptr))
-        g = csr_matrix((np.ones(len(fam)), (sitems, fam)), shape=(self.n, self.n))
-        ncomp, labels = connected_components(g, directed=True, connection="strong")
-        big = np.bincount(labels, minlength=ncomp) >= 2
-        nodes = np.flatnonzero(big[labels])
-        self._scc_label = np.where(big[labels], labels, -1)
-        return nodes if len(nodes) else None
-
-    def _primal_edge_seeds(self, sfam, sptr, sitems, seta, max_new: int, deadline: float,
-                           viol_tol: float, label: np.ndarray) -> int:
-        """More violated clusters per round: greedy growth at η started from both ends of
-        the most fractional edges p -> i (marginal μ_pi of eq. 3 closest to 1/2), at most
-        ``primal_edge_seeds`` x n of them; fewer rounds means fewer LP re-solves."""
-        n = self.n
-        fam = np.repeat(sfam, np.diff(sptr))
-        keys = sitems * n + fam
-        uk, inv = np.unique(keys, return_inverse=True)
-        mu = np.bincount(inv, weights=np.repeat(seta, np.diff(sptr)), minlength=len(uk))
-        frac = (mu > 1e-6) & (mu < 1 - 1e-6) & (label[uk // n] >= 0) & (label[uk // n] == label[uk % n])
-        uk, mu = uk[frac], mu[frac]
-        order = np.argsort(np.abs(mu - 0.5), kind="stable")[:self.primal_edge_seeds * n]
-        added = 0
-        seeds = np.empty(2, dtype=np.int64)
-        for t in order:
-            if time.perf_counter() > deadline:
-                break
-            seeds[0], seeds[1] = uk[t] // n, uk[t] % n
-            members, act = K.primal_grow_from(n, sfam, sptr, sitems, seta, seeds, viol_tol)
-            if len(members) >= 2 and act < 1.0 - viol_tol and self.add_cluster(members.tolist()):
-                added += 1
-                if added >= max_new:
-                    break
+        cuts = cheap_clusters(self.cache, eta, viol_tol, max_cuts=max_new) or \
+            grown_clusters(self.cache, eta, viol_tol, max_cuts=max_new)
+        added = sum(1 for row in cuts if self.add_cluster_bits(row))
+        if added == 0 and subip and self.exact_separation and time.perf_counter() < deadline:
+            added = self._separate_subip(eta, deadline, viol_tol)
         return added
 
     def _separate_subip(self, eta: np.ndarray, deadline: float, viol_tol: float) -> int:
