@@ -139,42 +139,36 @@ def _split_ok(cache: ScoreCache, allowed: np.ndarray, i: int, row: np.ndarray) -
 def choose_branch_eta(state: DualState) -> tuple[int, np.ndarray] | None:
     """Edge branching at the polished LP point: the edge p -> i whose marginal μ_pi
     (eq. 3) is closest to 1/2, as the cluster C = {i, p} (I_C(s) = [p ∉ s])."""
-    eta = state.last_eta
-    if eta is None:
+    mu = _edge_marginals(state)
+    if mu is None:
         return None
     from .. import bitsets as bs
-    cache = state.cache
-    sup = np.flatnonzero(eta > 1e-9)
-    mu: dict[tuple[int, int], float] = {}
-    for j in sup:
-        i = int(cache.family[j])
-        for p in cache.parents(int(j)):
-            mu[(p, i)] = mu.get((p, i), 0.0) + float(eta[j])
-    best = None
-    for (p, i), v in mu.items():
-        if v >= 1 - 1e-6:
-            continue
-        key = abs(v - 0.5)
-        if best is None or key < best[0]:
-            row = bs.to_bitset([i, p], state.n)
-            if _split_ok(cache, state.allowed, i, row):
-                best = (key, i, row)
-    return None if best is None else (best[1], best[2])
+    p_idx, i_idx = np.nonzero((mu > 0.0) & (mu < 1 - 1e-6))
+    keys = np.abs(mu[p_idx, i_idx] - 0.5)
+    for t in np.argsort(keys, kind="stable"):
+        p, i = int(p_idx[t]), int(i_idx[t])
+        row = bs.to_bitset([i, p], state.n)
+        if _split_ok(state.cache, state.allowed, i, row):
+            return i, row
+    return None
+
+
+def _edge_marginals(state: DualState) -> np.ndarray | None:
+    """μ[p, i] = Σ_{s∋p} η_i(s) at the polished LP point (eq. 3), or None without one."""
+    if state.last_eta is None:
+        return None
+    from ..highs.separation import edge_marginals
+    return edge_marginals(state.cache, state.last_eta)
 
 
 def _edge_candidates(state: DualState) -> list[tuple[float, int, int, float]]:
     """Fractional edges p -> i of the polished LP point η: (|μ_pi - 1/2|, i, p, μ_pi), μ of eq. 3."""
-    eta = state.last_eta
-    if eta is None:
+    mu = _edge_marginals(state)
+    if mu is None:
         return []
-    cache = state.cache
-    sup = np.flatnonzero(eta > 1e-9)
-    mu: dict[tuple[int, int], float] = {}
-    for j in sup:
-        i = int(cache.family[j])
-        for p in cache.parents(int(j)):
-            mu[(p, i)] = mu.get((p, i), 0.0) + float(eta[j])
-    return sorted((abs(v - 0.5), i, p, v) for (p, i), v in mu.items() if 1e-6 < v < 1 - 1e-6)
+    p_idx, i_idx = np.nonzero((mu > 1e-6) & (mu < 1 - 1e-6))
+    return sorted((abs(float(mu[p, i]) - 0.5), int(i), int(p), float(mu[p, i]))
+                  for p, i in zip(p_idx, i_idx))
 
 
 class Pseudocosts:
