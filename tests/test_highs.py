@@ -258,6 +258,10 @@ def test_generation_rows_alone_make_the_ilp_exact(n, seed, density):
 def test_unknown_option_is_an_input_error():
     with pytest.raises(lpbn.InputError):
         lpbn.solve(random_cache(4), method="highs", no_such_option=1)
+    with pytest.raises(lpbn.InputError, match="bad HiGHS option"):
+        lpbn.solve(random_cache(4), method="highs", highs_options={"no_such_highs_option": 1})
+    with pytest.raises(lpbn.InputError, match="acyclicity"):
+        lpbn.solve(random_cache(4), method="highs", acyclicity="sometimes")
     with pytest.raises(lpbn.InputError):
         lpbn.solve(random_cache(4), method="pulp-cbc", no_such_option=1)
 

@@ -5,8 +5,9 @@ P_cluster (eq. 6 for every cluster), which is exact for integral η (Cussens 201
 Bartlett & Cussens 2017).  HiGHS has no lazy-constraint callback that we can rely on, so:
 
 1. root: the LP cutting-plane loop of :func:`lpbn.highs.separation.cut_loop` (cheap
-   cycles and greedy growth first, then the exact Bartlett–Cussens sub-IP) — its value is
-   the first bound;
+   cycles and greedy growth first, then exact separation: subset branch and bound, the
+   Bartlett–Cussens sub-IP as fallback) — its value is the first bound; then k-cluster
+   rows (Cussens et al. 2017) and a start DAG from ordering search;
 2. solve the MIP over the current rows; its dual bound is a valid upper bound;
 3. if the incumbent has a directed cycle, add the clusters it violates (its strongly
    connected components and cycles) and re-solve; an acyclic optimal incumbent is optimal.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+import highspy
 import numba
 import numpy as np
 
@@ -132,6 +134,19 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
     return added
 
 
+def _check_highs_options(options: dict) -> None:
+    """Reject unknown or ill-typed HiGHS options before any work (one-line InputError)."""
+    probe = highspy.Highs()
+    probe.setOptionValue("output_flag", False)
+    for key, value in options.items():
+        try:
+            ok = probe.setOptionValue(str(key), value) == highspy.HighsStatus.kOk
+        except Exception:  # pybind11 rejects values of a foreign type
+            ok = False
+        if not ok:
+            raise InputError(f"method 'highs': bad HiGHS option {key}={value!r}")
+
+
 # ---------------------------------------------------------------------- the method
 def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
                 prune: bool = True, lazy: bool = True, recut: bool = True,
@@ -150,15 +165,16 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     root_cuts : bool
         Run the LP cutting-plane loop before the first MIP (default True).
     k_max : int
-        After the root loop, add the violated k-cluster rows (2 <= k <= k_max) of the root's
-        clusters, alternating with the cluster loop (Cussens et al., JAIR 2017); 1 disables.
+        After the root loop, add violated k-cluster rows (2 <= k <= k_max), over the root's
+        clusters and by greedy growth on the k-activity, alternating with the cluster loop
+        (Cussens et al., JAIR 2017); 1 disables.
     start_search : bool
         Give HiGHS a start from ordering-based local search (:mod:`lpbn.bfbnb.obs`, a fixed
         number of restarts), so that the MIP prunes from its first node.
     mip_heuristics : bool
         Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump, root reduced
-        cost); off by default
-        because the ordering search and the LP decoding give better incumbents for less.
+        cost); off by default because the ordering search and the LP decoding give better
+        incumbents for less.
     highs_options : dict, optional
         Further HiGHS options for the MIP solves (e.g. ``{"mip_pscost_minreliable": 2}``).
     exact_root : bool
@@ -186,6 +202,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
     if acyclicity not in ("generation", "lazy"):
         raise InputError(f"method 'highs': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
+    _check_highs_options(highs_options or {})
     if prune:
         cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)
