@@ -76,7 +76,8 @@ def cluster_row(cache: ScoreCache, cluster: np.ndarray) -> np.ndarray:
 
 def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All rows of eq. 6 for a (K, W) cluster array, as CSR (ptr, candidate indices)."""
-    return _cluster_rows_csr(cache.bits, cache.family, np.asarray(clusters, dtype=np.uint64))
+    clusters = np.asarray(clusters, dtype=np.uint64)
+    return _cluster_rows_csr(cache.bits, cache.family, clusters, np.ones(len(clusters), dtype=np.int64))
 
 
 def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> np.ndarray:
@@ -101,20 +102,31 @@ def _cluster_row(bits, family, cluster):
 
 
 @numba.njit(cache=True)
-def _cluster_rows_csr(bits, family, clusters):
-    K = clusters.shape[0]
+def _cluster_rows_csr(bits, family, clusters, ks):
+    """CSR rows: candidates j with family(j) ∈ C_c and |parents(j) ∩ C_c| < ks[c]
+    (ks = 1: the eq. 6 rows; larger k: the k-cluster rows of lpbn.highs.separation)."""
+    K, W = clusters.shape
     m = bits.shape[0]
     ptr = np.zeros(K + 1, dtype=np.int64)
     buf = np.empty(max(1, m), dtype=np.int64)
     chunks = []
     for c in range(K):
-        k = 0
+        n_row = 0
+        limit = ks[c]
         for j in range(m):
-            if bs.has_bit(clusters[c], family[j]) and bs.is_disjoint(bits, j, clusters[c]):
-                buf[k] = j
-                k += 1
-        chunks.append(buf[:k].copy())
-        ptr[c + 1] = ptr[c] + k
+            if not bs.has_bit(clusters[c], family[j]):
+                continue
+            inside = 0
+            for w in range(W):
+                x = bits[j, w] & clusters[c, w]
+                while x and inside < limit:
+                    x &= x - np.uint64(1)
+                    inside += 1
+            if inside < limit:
+                buf[n_row] = j
+                n_row += 1
+        chunks.append(buf[:n_row].copy())
+        ptr[c + 1] = ptr[c] + n_row
     idx = np.empty(ptr[K], dtype=np.int64)
     for c in range(K):
         idx[ptr[c]:ptr[c + 1]] = chunks[c]

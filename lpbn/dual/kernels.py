@@ -402,32 +402,13 @@ def _gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_i
     stops as soon as the running minimum is < ``floor`` (the caller cannot use it then).
     """
     g = np.inf
+    no_row = np.empty((1, 1))
     for tt in range(nmem):
         if g < floor:
             return g
-        i = members[nmem - 1 - tt]
-        w0 = NEG
-        w1 = NEG
-        for j in range(offsets[i], offsets[i + 1]):
-            if not allowed[j]:
-                continue
-            hit = False
-            for q in range(pset_ptr[j], pset_ptr[j + 1]):
-                if inC[pset_items[q]]:
-                    hit = True
-                    break
-            v = scores[j] + adj[j]
-            if hit:
-                if v > w0:
-                    w0 = v
-            elif v > w1:
-                w1 = v
-        if w1 == NEG:
-            d = np.inf
-        elif w0 == NEG:
-            d = NEG
-        else:
-            d = w0 - w1
+        w0, w1, _ = _member_scan(members[nmem - 1 - tt], inC, scores, adj, allowed, offsets,
+                                 pset_ptr, pset_items, no_row, -1)
+        d = _diff(w0, w1)
         if d < g:
             g = d
     return g

@@ -79,16 +79,23 @@ class DualLP:
             self.mask = st.allowed.copy()
 
     def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
-        self.sync()
-        h = self.h
-        _set_time_limit(h, time_limit, self.inf)
-        h.run()
-        if h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+        sol = _run(self, time_limit)
+        if sol is None:
             return False, math.nan, None, None
-        sol = h.getSolution()
         x = np.asarray(sol.col_value)
         eta = -np.asarray(sol.row_dual)
-        return True, float(h.getInfo().objective_function_value), x[self.state.n:], eta
+        return True, float(self.h.getInfo().objective_function_value), x[self.state.n:], eta
+
+
+def _run(lp, time_limit: float | None):
+    """Sync ``lp`` (DualLP or PrimalLP) with its state, solve, and return HiGHS's solution
+    when optimal, else None."""
+    lp.sync()
+    _set_time_limit(lp.h, time_limit, lp.inf)
+    lp.h.run()
+    if lp.h.getModelStatus() != lp.hs.HighsModelStatus.kOptimal:
+        return None
+    return lp.h.getSolution()
 
 
 class PrimalLP:
@@ -138,16 +145,12 @@ class PrimalLP:
             self.mask = st.allowed.copy()
 
     def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
-        self.sync()
-        h = self.h
-        _set_time_limit(h, time_limit, self.inf)
-        h.run()
-        if h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+        sol = _run(self, time_limit)
+        if sol is None:
             return False, math.nan, None, None
-        sol = h.getSolution()
         eta = np.asarray(sol.col_value)
         lam = np.abs(np.asarray(sol.row_dual)[self.state.n:])
-        return True, -float(h.getInfo().objective_function_value), lam, eta
+        return True, -float(self.h.getInfo().objective_function_value), lam, eta
 
     def get_basis(self):
         """The current simplex basis (to warm-start a B&B child from its parent's LP)."""

@@ -33,7 +33,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
-from ..clusters import cluster_activity
+from ..clusters import _cluster_rows_csr, cluster_activity
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
 VIOLATION_TOL = 1e-6
@@ -448,37 +448,8 @@ def kcluster_rows_csr(cache: ScoreCache, clusters: np.ndarray, ks: np.ndarray):
     have fewer than k parents in C (Cussens, Järvisalo, Korhonen & Bartlett, JAIR 2017,
     "k-cluster" inequalities); k = 1 is eq. 6.
     """
-    return _kcluster_rows_csr(cache.bits, cache.family, np.asarray(clusters, dtype=np.uint64),
-                              np.asarray(ks, dtype=np.int64))
-
-
-@numba.njit(cache=True)
-def _kcluster_rows_csr(bits, family, clusters, ks):
-    K, W = clusters.shape
-    m = bits.shape[0]
-    ptr = np.zeros(K + 1, dtype=np.int64)
-    buf = np.empty(max(1, m), dtype=np.int64)
-    chunks = []
-    for c in range(K):
-        n_row = 0
-        for j in range(m):
-            if not bs.has_bit(clusters[c], family[j]):
-                continue
-            inside = 0
-            for w in range(W):
-                x = bits[j, w] & clusters[c, w]
-                while x:
-                    x &= x - np.uint64(1)
-                    inside += 1
-            if inside < ks[c]:
-                buf[n_row] = j
-                n_row += 1
-        chunks.append(buf[:n_row].copy())
-        ptr[c + 1] = ptr[c] + n_row
-    idx = np.empty(ptr[K], dtype=np.int64)
-    for c in range(K):
-        idx[ptr[c]:ptr[c + 1]] = chunks[c]
-    return ptr, idx
+    return _cluster_rows_csr(cache.bits, cache.family, np.asarray(clusters, dtype=np.uint64),
+                             np.asarray(ks, dtype=np.int64))
 
 
 def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, k_max: int = 3,
