@@ -74,10 +74,15 @@ def cluster_row(cache: ScoreCache, cluster: np.ndarray) -> np.ndarray:
     return _cluster_row(cache.bits, cache.family, np.asarray(cluster, dtype=np.uint64))
 
 
-def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All rows of eq. 6 for a (K, W) cluster array, as CSR (ptr, candidate indices)."""
+def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
+                     ks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All rows of eq. 6 for a (K, W) cluster array, as CSR (ptr, candidate indices).
+
+    With ``ks`` row c holds the candidates with |parents ∩ C_c| < ks[c] instead: the
+    k-cluster rows (Cussens et al. 2017; ks = 1 is eq. 6)."""
     clusters = np.asarray(clusters, dtype=np.uint64)
-    return _cluster_rows_csr(cache.bits, cache.family, clusters, np.ones(len(clusters), dtype=np.int64))
+    ks = np.ones(len(clusters), dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
+    return _cluster_rows_csr(cache.bits, cache.family, clusters, ks)
 
 
 def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> np.ndarray:

@@ -267,3 +267,66 @@ def test_primal_and_dual_lp_forms_agree(n, seed):
         assert state.value() <= obj + 1e-6 * max(1.0, abs(obj))
         vals.append(obj)
     assert abs(vals[0] - vals[1]) <= 1e-7 * max(1.0, abs(vals[0]))
+
+
+def _kcluster_lp(cache, rows, ks):
+    """max Σ s_j η_j over the simplex rows and the k-cluster rows (scipy, dense)."""
+    from scipy.optimize import linprog
+    from lpbn.clusters import cluster_rows_csr
+    n, m = cache.n, cache.m
+    A_eq = np.zeros((n, m))
+    A_eq[cache.family, np.arange(m)] = 1
+    ptr, idx = cluster_rows_csr(cache, rows, ks)
+    A_ub = np.zeros((len(ks), m))
+    for c in range(len(ks)):
+        A_ub[c, idx[ptr[c]:ptr[c + 1]]] = -1
+    res = linprog(-cache.scores, A_ub=A_ub, b_ub=-np.asarray(ks, float), A_eq=A_eq, b_eq=np.ones(n),
+                  bounds=(0, 1), method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 9), seed=st.integers(0, 10_000))
+def test_kcluster_dual_bounds_and_lp(n, seed):
+    """k-cluster constraints in the dual (constant k λ_C, I_C(s) = [|s∩C| < k]): every CD
+    sweep and subgradient step keeps a valid bound, and the polished λ certifies the LP with
+    the k-cluster rows (checked against an independent scipy LP)."""
+    from lpbn import bitsets as bs
+    from lpbn.dual import polish as P
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.8)
+    opt = optimum(cache)
+    rng = np.random.default_rng(seed)
+    state = DualState(cache)
+    rows, ks = [], []
+    for _ in range(6):
+        size = int(rng.integers(2, n + 1))
+        members = sorted(rng.choice(n, size=size, replace=False).tolist())
+        k = int(rng.integers(1, min(3, size - 1) + 1))
+        if state.add_cluster_bits(bs.to_bitset(members, n), k):
+            rows.append(bs.to_bitset(members, n))
+            ks.append(k)
+    for step in range(12):
+        v = state.sweep() if step % 3 else (state.subgradient(0.5), state.exact_value())[1]
+        assert v >= opt - TOL * max(1, abs(opt))
+        assert abs(state.exact_value() - v) <= 1e-8 * max(1, abs(v))
+    ok, obj, lam, _ = P.PrimalLP(state).solve(None)
+    assert ok
+    state.set_lambda(np.maximum(lam, 0.0))
+    assert abs(state.value() - obj) <= 1e-6 * max(1.0, abs(obj))
+    assert abs(obj - _kcluster_lp(cache, np.array(rows), np.array(ks))) <= 1e-6 * max(1.0, abs(obj))
+    assert obj >= opt - TOL * max(1, abs(opt))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 10), seed=st.integers(0, 10_000), k_max=st.sampled_from([1, 2, 3]))
+def test_kcluster_separation_stays_exact(n, seed, k_max):
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
+    opt = optimum(cache)
+    r = lpbn.solve(cache, method="dual", k_max=k_max)
+    assert r.status == "optimal" and rel(r.score, opt) <= TOL
+
+
+def test_bad_k_max_is_an_input_error():
+    with pytest.raises(lpbn.errors.InputError):
+        lpbn.solve(random_cache(4, seed=0), method="dual", k_max=0)

@@ -4,6 +4,10 @@ Notation (paper eq. 8 and 14): ``vals[j] = W_i(s_j) + adj[j]`` with
 ``adj[j] = sum_{C ∋ i} λ_C I_C(s_j)`` for the candidate ``j`` of variable ``i``, and
 ``I_C(s) = [s ∩ C = ∅]``.  The dual objective is ``sum_i max_{allowed j} vals[j] - sum_C λ_C``.
 
+Each cluster also carries ``ck[c] = k >= 1``: ``I_C(s) = [|s ∩ C| < k]`` and its constant
+is ``k λ_C``, the dual of the k-cluster row ``sum_{i∈C} sum_{s: |s∩C|<k} η_i(s) >= k``
+(Cussens et al. 2017; k = 1 is eq. 6, where every formula reduces to the paper's).
+
 ``allowed`` (bool per candidate) carries the branch-and-bound restrictions (§6); ``adj``
 is kept for every candidate so a child only needs a new mask.  Clusters are ``(K, W)``
 uint64 bitsets with a members CSR (``cptr``, ``citems``).
@@ -15,6 +19,8 @@ import numba
 import numpy as np
 
 NEG = -np.inf
+#: Largest k of a k-cluster constraint (the CD sweep keeps the k + 1 smallest δ).
+MAX_K = 7
 
 
 @numba.njit(cache=True, inline="always")
@@ -25,8 +31,24 @@ def _disjoint(bits, j, cbits, c):
     return True
 
 
+@numba.njit(cache=True, inline="always")
+def _active(bits, j, cbits, c, k):
+    """I_C(s_j) for a k-cluster: |s_j ∩ C| < k (k = 1: s_j ∩ C = ∅)."""
+    if k == 1:
+        return _disjoint(bits, j, cbits, c)
+    inside = 0
+    for w in range(bits.shape[1]):
+        x = bits[j, w] & cbits[c, w]
+        while x:
+            x &= x - np.uint64(1)
+            inside += 1
+            if inside >= k:
+                return False
+    return True
+
+
 @numba.njit(cache=True)
-def recompute_adj(bits, offsets, cbits, cptr, citems, lam, adj):
+def recompute_adj(bits, offsets, cbits, ck, cptr, citems, lam, adj):
     """adj[j] = sum_{C ∋ family(j)} λ_C I_C(s_j) from scratch (no drift)."""
     adj[:] = 0.0
     for c in range(lam.shape[0]):
@@ -36,7 +58,7 @@ def recompute_adj(bits, offsets, cbits, cptr, citems, lam, adj):
         for t in range(cptr[c], cptr[c + 1]):
             i = citems[t]
             for j in range(offsets[i], offsets[i + 1]):
-                if _disjoint(bits, j, cbits, c):
+                if _active(bits, j, cbits, c, ck[c]):
                     adj[j] += lc
 
 
@@ -58,27 +80,31 @@ def node_maxima(scores, adj, allowed, offsets, M, arg):
 
 
 @numba.njit(cache=True)
-def dual_value(M, lam):
-    """Eq. 8: sum_i max_s W_i(s; λ) - sum_C λ_C."""
-    return M.sum() - lam.sum()
+def dual_value(M, lam, ck):
+    """Eq. 8: sum_i max_s W_i(s; λ) - sum_C k_C λ_C."""
+    return M.sum() - (lam * ck).sum()
 
 
 @numba.njit(cache=True)
-def cd_sweep(scores, bits, offsets, allowed, cbits, cptr, citems, lam, adj, M, arg, flips, order):
+def cd_sweep(scores, bits, offsets, allowed, cbits, ck, cptr, citems, lam, adj, M, arg, flips, order):
     """One block coordinate descent sweep over the clusters in ``order`` (eqs. 9-11).
 
     For cluster C: W^1_{C;i} and W^0_{C;i} (eqs. 10-11) over the allowed candidates with
     λ_C's own contribution removed; δ_i = W^0 - W^1; λ_C = max((δ_(1) + δ_(2))/2, 0).
+    For a k-cluster the block objective is sum_i max(W^1_i + λ, W^0_i) - kλ, minimised by
+    any λ in [δ_(k), δ_(k+1)], so λ_C = max((δ_(k) + δ_(k+1))/2, 0) (eq. 11 at k = 1).
     ``adj``, ``M`` and ``arg`` are updated incrementally.  ``flips[i]`` counts how often
     node i's maximiser turned from I_C = 0 to I_C = 1 (the §6 key-node criterion).
     Returns False when some cluster can never be satisfied (the restricted problem is
-    infeasible: every member's allowed parent sets meet C).
+    infeasible: fewer than k members have an allowed parent set satisfying C).
     """
+    ds = np.empty(MAX_K + 1, dtype=np.float64)
     for oc in range(order.shape[0]):
         c = order[oc]
         lc = lam[c]
-        d1 = np.inf
-        d2 = np.inf
+        k = ck[c]
+        for q in range(k + 1):
+            ds[q] = np.inf
         for t in range(cptr[c], cptr[c + 1]):
             i = citems[t]
             w0 = NEG
@@ -86,7 +112,7 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, cptr, citems, lam, adj, M, a
             for j in range(offsets[i], offsets[i + 1]):
                 if not allowed[j]:
                     continue
-                if _disjoint(bits, j, cbits, c):
+                if _active(bits, j, cbits, c, k):
                     v = scores[j] + adj[j] - lc
                     if v > w1:
                         w1 = v
@@ -102,30 +128,34 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, cptr, citems, lam, adj, M, a
                 d = NEG
             else:
                 d = w0 - w1
-            if d < d1:
-                d2 = d1
-                d1 = d
-            elif d < d2:
-                d2 = d
-        if d1 == np.inf:
+            # keep the k + 1 smallest δ in ds[0..k], ascending
+            if d < ds[k]:
+                q = k
+                while q > 0 and ds[q - 1] > d:
+                    ds[q] = ds[q - 1]
+                    q -= 1
+                ds[q] = d
+        dk = ds[k - 1]
+        dk1 = ds[k]
+        if dk == np.inf:
             return False
-        if d1 == NEG:
+        if dk == NEG:
             new = 0.0
-        elif d2 == np.inf:
-            new = max(d1, 0.0)
+        elif dk1 == np.inf:
+            new = max(dk, 0.0)
         else:
-            new = max(0.5 * (d1 + d2), 0.0)
+            new = max(0.5 * (dk + dk1), 0.0)
         delta = new - lc
         if delta == 0.0:
             continue
         lam[c] = new
         for t in range(cptr[c], cptr[c + 1]):
             i = citems[t]
-            before_one = arg[i] >= 0 and _disjoint(bits, arg[i], cbits, c)
+            before_one = arg[i] >= 0 and _active(bits, arg[i], cbits, c, k)
             best = NEG
             a = -1
             for j in range(offsets[i], offsets[i + 1]):
-                if _disjoint(bits, j, cbits, c):
+                if _active(bits, j, cbits, c, k):
                     adj[j] += delta
                 if allowed[j]:
                     v = scores[j] + adj[j]
@@ -134,58 +164,32 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, cptr, citems, lam, adj, M, a
                         a = j
             M[i] = best
             arg[i] = a
-            if a >= 0 and not before_one and _disjoint(bits, a, cbits, c):
+            if a >= 0 and not before_one and _active(bits, a, cbits, c, k):
                 flips[i] += 1
     return True
 
 
 @numba.njit(cache=True)
-def subgradient_step(bits, cbits, cptr, citems, lam, arg, eps):
-    """Eqs. 12-13 at the current maximisers ŝ_i = arg[i]; returns how many λ_C moved."""
+def subgradient_step(bits, cbits, ck, cptr, citems, lam, arg, eps):
+    """Eqs. 12-13 at the current maximisers ŝ_i = arg[i]; returns how many λ_C moved.
+
+    The subgradient of eq. 8 in λ_C is sum_{i∈C} I_C(ŝ_i) - k_C: λ_C rises when fewer
+    than k members satisfy C and falls (not below 0) when more do."""
     moved = 0
     for c in range(lam.shape[0]):
         cnt = 0
+        k = ck[c]
         for t in range(cptr[c], cptr[c + 1]):
             a = arg[citems[t]]
-            if a >= 0 and _disjoint(bits, a, cbits, c):
+            if a >= 0 and _active(bits, a, cbits, c, k):
                 cnt += 1
-        if cnt == 0:
+        if cnt < k:
             lam[c] += eps
             moved += 1
-        elif cnt > 1 and lam[c] > 0.0:
+        elif cnt > k and lam[c] > 0.0:
             lam[c] = max(lam[c] - eps, 0.0)
             moved += 1
     return moved
-
-
-@numba.njit(cache=True)
-def cluster_stats(bits, offsets, allowed, scores, adj, cbits, c, cmembers, lc):
-    """min_i (W^0_{C;i} - W^1_{C;i}) for cluster c (λ_C = lc) — the gain of eq. 20."""
-    g = np.inf
-    for t in range(cmembers.shape[0]):
-        i = cmembers[t]
-        w0 = NEG
-        w1 = NEG
-        for j in range(offsets[i], offsets[i + 1]):
-            if not allowed[j]:
-                continue
-            if _disjoint(bits, j, cbits, c):
-                v = scores[j] + adj[j] - lc
-                if v > w1:
-                    w1 = v
-            else:
-                v = scores[j] + adj[j]
-                if v > w0:
-                    w0 = v
-        if w1 == NEG:
-            d = np.inf
-        elif w0 == NEG:
-            d = NEG
-        else:
-            d = w0 - w1
-        if d < g:
-            g = d
-    return g
 
 
 # ---------------------------------------------------------------------- decoding (§5.2)

@@ -17,7 +17,8 @@ import numpy as np
 
 from .state import DualState
 
-#: CD sweeps per round before the exact polish (the polish re-optimises λ anyway).
+#: CD sweeps in a node's first round before the exact polish (the polish re-optimises λ
+#: anyway); later rounds sweep once over the clusters separated in the previous round.
 POLISH_SWEEPS = 5
 
 
@@ -60,13 +61,19 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
           subgradient_steps: int = 4, on_sweep: Callable[[float], None] | None = None,
           on_bound: Callable[[float], None] | None = None, stall_rounds: int = 2,
           eps0: float | None = None, lp_polish: bool = False,
-          on_round: Callable[[np.ndarray], None] | None = None) -> tuple[float, np.ndarray, RelaxStats]:
+          on_round: Callable[[np.ndarray], None] | None = None,
+          tail_rounds: int = 0, tail_gain: float = 0.0) -> tuple[float, np.ndarray, RelaxStats]:
     """Minimise the dual over the current (and separated) clusters.
 
     With ``lp_polish`` a stalled CD is followed each round by an exact solve of the dual LP
     over the current clusters (:mod:`lpbn.dual.polish`), which moves λ off the CD stall
     point so separation and decoding see an LP-optimal dual.  ``on_round`` is called after
     every round with the round's min-regret order (eqs. 15-16), e.g. to seed a local search.
+
+    Tailing off: with ``tail_rounds > 0`` the rounds also stop once the last
+    ``tail_rounds`` rounds together lowered the bound by less than ``tail_gain`` times the
+    remaining gap to the incumbent (separation still finds clusters, but they no longer
+    pay; branching does, as in branch-and-cut solvers).
 
     Returns (certified dual value of the best λ, best λ, stats).  The value is recomputed
     from λ without drift; -inf means the restricted problem admits no DAG.
@@ -84,12 +91,15 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
     best_v, best_lam = v, state.lam.copy()
     stall = 0
     t = 0
+    bounds = [best_v]
+    new_from = 0
     while t < max_rounds:
         t += 1
         st.rounds = t
         round_start = best_v
-        cap = POLISH_SWEEPS if lp_polish else 200
-        v = state.optimise(max_sweeps=int(min(cap, max(1, left()))), on_sweep=on_sweep, deadline=deadline)
+        cap = 200 if not lp_polish else POLISH_SWEEPS if t == 1 else 1
+        v = state.optimise(max_sweeps=int(min(cap, max(1, left()))), on_sweep=on_sweep, deadline=deadline,
+                           first=new_from if lp_polish else 0)
         if v == -math.inf:
             return v, state.lam.copy(), st
         if v < best_v:
@@ -139,6 +149,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         if separate and time.perf_counter() < deadline and left() > 0:
             # separate at the best λ so the gains refer to the bound we keep
             state.set_lambda(best_lam)
+            new_from = state.K
             added = state.separate(deadline=deadline)
             best_lam = state.lam.copy()
             st.added += added
@@ -146,6 +157,10 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         if on_round is not None and time.perf_counter() < deadline:
             on_round(round_order)
         if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
+            break
+        bounds.append(best_v)
+        if tail_rounds and len(bounds) > tail_rounds and math.isfinite(inc.score) and \
+                bounds[-1 - tail_rounds] - best_v < tail_gain * (best_v - inc.score):
             break
         improved = round_start - best_v > 1e-9 * max(1.0, abs(best_v))
         if added == 0 and not improved:

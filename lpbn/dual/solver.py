@@ -274,7 +274,7 @@ def choose_branch(state: DualState) -> tuple[int, np.ndarray] | None:
                 break
             best = None
             for c in range(state.K):
-                if lam[c] <= 0 or not _has(state.cbits[c], i):
+                if lam[c] <= 0 or state.ck[c] != 1 or not _has(state.cbits[c], i):
                     continue
                 row = state.cbits[c]
                 if not _split_ok(cache, allowed, i, row):
@@ -291,6 +291,8 @@ def choose_branch(state: DualState) -> tuple[int, np.ndarray] | None:
         for c in order:
             if lam[c] <= 0:
                 break
+            if state.ck[c] != 1:
+                continue
             row = state.cbits[c]
             for i in state.members(int(c)):
                 if _split_ok(cache, allowed, int(i), row):
@@ -334,7 +336,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
                primal_first: bool | None = None, strong_candidates: int = 16,
-               strong_iterations: int = 50, strong_reliable: int = 1,
+               strong_iterations: int = 50, strong_reliable: int = 1, k_max: int = 3,
+               tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int = 5,
+               root_tail_gain: float = 0.001, kcluster_nodes: str = "all",
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -357,7 +361,15 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``,
     ``"all"``) says where exact cluster separation is the last resort (default ``"none"``;
     B&B stays exact without it).
+    ``k_max``: when no eq. 6 cluster is violated at η, separate k-cluster constraints
+    (Cussens et al. 2017) for 2 <= k <= ``k_max`` (1 disables them; at most
+    ``kernels.MAX_K``); the dual treats them like clusters with constant k λ_C (see
+    :mod:`lpbn.dual.kernels`).  They need the polished LP point, so they are only
+    separated with ``primal_first``.
     ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
+    ``tail_rounds``/``tail_gain`` (root: ``root_tail_rounds``/``root_tail_gain``): a node
+    stops separating and branches once its last ``tail_rounds`` rounds lowered the bound by
+    less than ``tail_gain`` times its gap to the incumbent (0 rounds: no tailing-off rule).
     ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
     rounds without progress before a node is branched; ``root_polish`` forces one exact
     polish at the root.  ``on_sweep`` is called after every CD sweep with
@@ -385,6 +397,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if primal_first is None:
         primal_first = cache.n <= PRIMAL_FIRST_MAX_N
     state.primal_first = bool(primal_first)
+    from .kernels import MAX_K
+    if not 1 <= int(k_max) <= MAX_K:
+        from ..errors import InputError
+        raise InputError(f"method 'dual': k_max must be between 1 and {MAX_K}, got {k_max!r}")
+    k_max = int(k_max)
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)
@@ -482,6 +499,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         state.set_lambda(node.lam)
         state.flips[:] = 0
         state.exact_separation = exact_separation == "all" or (exact_separation == "root" and is_root)
+        state.k_max = k_max if is_root or kcluster_nodes == "all" else 1
         if node.basis is not None and getattr(state, "_lp", None) is not None and hasattr(state._lp, "set_basis"):
             state._lp.set_basis(node.basis)
         fixed = _fixed_structure(state)
@@ -496,7 +514,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                                on_sweep=sweep_hook if on_sweep is not None else None,
                                on_bound=bound_hook, lp_polish=lp_polish,
                                stall_rounds=2 if is_root else node_stall_rounds,
-                               on_round=on_round if searcher is not None else None)
+                               on_round=on_round if searcher is not None else None,
+                               tail_rounds=root_tail_rounds if is_root else tail_rounds,
+                               tail_gain=root_tail_gain if is_root else tail_gain)
         stats["polishes"] = stats.get("polishes", 0) + st.polishes
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))

@@ -5,6 +5,8 @@ variables λ_C, the incrementally maintained adjustments ``adj`` (so that
 ``W_i(s; λ) = scores + adj``, eq. 14), the branch restriction mask, and the per-node maxima.
 The cluster list is global to a solve: a cluster constraint is valid for every DAG, so
 branch-and-bound children inherit all clusters and simply pad λ with zeros.
+Besides the paper's clusters (eq. 6) the list may hold k-cluster constraints (``ck[c] = k
+>= 2``, Cussens et al. 2017, see :mod:`lpbn.dual.kernels`); they only tighten the LP.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class DualState:
         self.cptr = np.zeros(1, dtype=np.int64)
         self.citems = np.zeros(0, dtype=np.int64)
         self.lam = np.zeros(0, dtype=np.float64)
+        self.ck = np.zeros(0, dtype=np.int64)     # k of each cluster (1: eq. 6)
         self.adj = np.zeros(cache.m, dtype=np.float64)
         self.allowed = np.ones(cache.m, dtype=np.bool_)
         self.M = np.empty(self.n, dtype=np.float64)
@@ -57,6 +60,7 @@ class DualState:
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
         self.primal_first = False             # with an LP point: primal + cycles each round
+        self.k_max = 1                        # k-cluster separation up to this k (1: none)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -68,13 +72,14 @@ class DualState:
     def cbits(self) -> np.ndarray:
         return self._cbits[:self.K]
 
-    def add_cluster_bits(self, row: np.ndarray) -> bool:
-        """Add a cluster (bitset) with λ_C = 0; False when present or smaller than 2."""
+    def add_cluster_bits(self, row: np.ndarray, k: int = 1) -> bool:
+        """Add a cluster (bitset) with λ_C = 0, as a k-cluster constraint when ``k > 1``;
+        False when present or not larger than k (a k-cluster needs k < |C|)."""
         row = np.asarray(row, dtype=np.uint64).reshape(self.W)
         members = np.array(bs.from_bitset(row), dtype=np.int64)
-        if len(members) < 2:
+        if not 1 <= k <= K.MAX_K or len(members) <= k:
             return False
-        key = row.tobytes()
+        key = row.tobytes() if k == 1 else row.tobytes() + bytes([k])
         if key in self._keys:
             return False
         if self.K == self._cbits.shape[0]:
@@ -86,6 +91,7 @@ class DualState:
         self._members.append(members)
         self.K += 1
         self.lam = np.append(self.lam, 0.0)
+        self.ck = np.append(self.ck, np.int64(k))
         self.cptr = np.append(self.cptr, self.cptr[-1] + len(members))
         self.citems = np.concatenate([self.citems, members])
         return True
@@ -94,10 +100,10 @@ class DualState:
         return self.add_cluster_bits(bs.to_bitset(members, self.n))
 
     def family_of_clusters(self) -> ClusterFamily:
-        """The clusters as a :class:`ClusterFamily` (same order as λ)."""
+        """The eq. 6 clusters (k = 1) as a :class:`ClusterFamily`, in the order of λ."""
         fam = ClusterFamily(self.n)
-        fam._bits = self.cbits.copy()
-        fam._keys = set(self._keys)
+        fam._bits = self.cbits[self.ck == 1].copy()
+        fam._keys = {row.tobytes() for row in fam._bits}
         return fam
 
     def members(self, c: int) -> np.ndarray:
@@ -118,14 +124,14 @@ class DualState:
 
     def refresh(self) -> None:
         """Recompute ``adj`` from λ exactly (removes floating drift) and the maxima."""
-        K.recompute_adj(self.bits, self.offsets, self.cbits, self.cptr, self.citems, self.lam, self.adj)
+        K.recompute_adj(self.bits, self.offsets, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.adj)
         K.node_maxima(self.scores, self.adj, self.allowed, self.offsets, self.M, self.arg)
 
     def value(self) -> float:
         """Current dual objective (eq. 8); -inf marks an infeasible restricted problem."""
         if np.any(self.M == -np.inf):
             return -math.inf
-        return float(self.M.sum() - self.lam.sum())
+        return float(K.dual_value(self.M, self.lam, self.ck))
 
     def exact_value(self) -> float:
         """Dual objective recomputed from λ without incremental drift (a certified bound)."""
@@ -139,7 +145,7 @@ class DualState:
             return self.value()
         if order is None:
             order = np.arange(self.K, dtype=np.int64)
-        ok = K.cd_sweep(self.scores, self.bits, self.offsets, self.allowed, self.cbits, self.cptr,
+        ok = K.cd_sweep(self.scores, self.bits, self.offsets, self.allowed, self.cbits, self.ck, self.cptr,
                         self.citems, self.lam, self.adj, self.M, self.arg, self.flips, order)
         self.sweeps += 1
         return self.value() if ok else -math.inf
@@ -148,7 +154,7 @@ class DualState:
         """Normalised subgradient step (eqs. 12-13) with step ``eps``; refreshes adj."""
         if self.K == 0:
             return 0
-        moved = K.subgradient_step(self.bits, self.cbits, self.cptr, self.citems, self.lam, self.arg,
+        moved = K.subgradient_step(self.bits, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.arg,
                                    float(eps))
         self.subgradient_steps += 1
         if moved:
@@ -177,12 +183,13 @@ class DualState:
 
     def optimise(self, *, max_sweeps: int = 200, rel_tol: float = 1e-10,
                  on_sweep: Callable[[float], None] | None = None,
-                 deadline: float = math.inf) -> float:
-        """CD sweeps until the relative decrease of a sweep drops below ``rel_tol``."""
+                 deadline: float = math.inf, first: int = 0) -> float:
+        """CD sweeps (over the clusters from index ``first`` on) until the relative decrease
+        of a sweep drops below ``rel_tol``."""
         prev = self.value()
-        if self.K == 0:
+        if self.K <= first:
             return prev
-        order = np.arange(self.K, dtype=np.int64)
+        order = np.arange(first, self.K, dtype=np.int64)
         for _ in range(max_sweeps):
             v = self.sweep(order)
             if on_sweep is not None:
@@ -203,6 +210,8 @@ class DualState:
         if eta is not None and self.primal_first:
             added = self._separate_primal(max_new, deadline, subip=False)
             added += self._separate_cycles(max_new, max_fw)
+            if added == 0 and self.k_max >= 2:
+                added = self._separate_kclusters(eta, max_new)
             if added == 0 and grow:
                 added = self._separate_grow(max_new, deadline)
             if added == 0 and self.exact_separation:
@@ -238,6 +247,27 @@ class DualState:
             added = self._separate_subip(eta, deadline, viol_tol)
         return added
 
+    def _separate_kclusters(self, eta: np.ndarray, max_new: int, viol_tol: float = 1e-6) -> int:
+        """k-cluster constraints (2 <= k <= ``k_max``) violated at the LP point η, over the
+        binding eq. 6 clusters (λ_C > 0) and by greedy growth on the k-activity — the routines of the
+        HiGHS loop (:func:`lpbn.highs.separation.separate_kclusters`, ``grown_kclusters``).
+        Only called when no eq. 6 cluster is violated: they tighten the LP beyond the paper's
+        cluster relaxation (Cussens et al. 2017) and stay valid for every DAG."""
+        from ..highs.separation import grown_kclusters, separate_kclusters
+        if eta is None or not np.any(eta > 1e-9):
+            return 0
+        tight = (self.ck == 1) & (self.lam > 0)       # k-cluster candidates: the binding clusters
+        rows, ks = separate_kclusters(self.cache, eta, self.cbits[tight], self.k_max, tol=viol_tol)
+        cand = list(zip(rows, ks.tolist()))
+        for k in range(2, self.k_max + 1):
+            cand += [(row, k) for row in grown_kclusters(self.cache, eta, k, tol=viol_tol)]
+        added = 0
+        for row, k in cand:
+            if added >= max_new:
+                break
+            added += self.add_cluster_bits(row, int(k))
+        return added
+
     def _separate_subip(self, eta: np.ndarray, deadline: float, viol_tol: float) -> int:
         """Last resort at an LP point: the exact cluster sub-IP (Bartlett & Cussens 2017) of
         :mod:`lpbn.highs.separation`, when that module is available."""
@@ -259,10 +289,6 @@ class DualState:
                 added += 1
         self.subip_clusters += added
         return added
-
-    def _positive_gain(self, c: int) -> float:
-        return K.cluster_stats(self.bits, self.offsets, self.allowed, self.scores, self.adj, self.cbits,
-                               c, self._members[c], self.lam[c])
 
     def _try_add(self, members: np.ndarray) -> bool:
         row = bs.to_bitset(members.tolist(), self.n)
