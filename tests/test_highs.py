@@ -16,7 +16,7 @@ from lpbn.highs.lp_model import EtaLP, choice_from_eta
 from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
                                    grown_clusters, grown_kclusters, incumbent_clusters,
                                    kcluster_rows_csr,
-                                   separate_cycles, separate_kclusters, shortest_cycles)
+                                   scc_labels, separate_cycles, separate_kclusters, shortest_cycles)
 from lpbn.testing import random_cache
 
 REL = 1e-6
@@ -217,6 +217,18 @@ def test_support_graph_helpers():
     clusters = incumbent_clusters(cache, choice)
     assert [bs.from_bitset(b) for b in clusters] == [[0, 1]]
     assert choice_from_eta(cache, eta).tolist() == choice.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 30), seed=st.integers(0, 100_000), p=st.sampled_from([0.02, 0.08, 0.2, 0.5]))
+def test_scc_kernel_matches_scipy(n, seed, p):
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+    adj = np.random.default_rng(seed).random((n, n)) < p
+    labels, k = scc_labels(adj)
+    k2, labels2 = connected_components(csr_matrix(adj), directed=True, connection="strong")
+    assert k == k2
+    assert len(set(zip(labels.tolist(), labels2.tolist()))) == k   # the same partition
 
 
 # ---------------------------------------------------------------------- method="highs"

@@ -335,10 +335,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                on_sweep: Callable[[dict[str, Any]], None] | None = None,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
-               primal_first: bool | None = None, strong_candidates: int = 16,
+               primal_first: bool | None = None, strong_candidates: int = 24,
                strong_iterations: int = 50, strong_reliable: int = 1, k_max: int = 3,
                tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int = 5,
-               root_tail_gain: float = 0.001, kcluster_nodes: str = "all",
+               root_tail_gain: float = 0.001, kcluster_nodes: str = "root",
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 

@@ -305,14 +305,14 @@ class DualState:
                           self.allowed, self.offsets, self.pset_ptr, self.pset_items)
 
     def _separate_cycles(self, max_new: int, max_fw: int) -> int:
-        from scipy.sparse import csr_matrix
-        from scipy.sparse.csgraph import connected_components
+        from ..highs.separation import scc_labels
         src, dst, wt = K.edge_deltas(self.scores, self.adj, self.allowed, self.offsets, self.pset_ptr,
                                      self.pset_items, self.bits, self.M, self.arg)
         if len(src) == 0:
             return 0
-        g = csr_matrix((np.ones(len(src)), (src, dst)), shape=(self.n, self.n))
-        ncomp, labels = connected_components(g, directed=True, connection="strong")
+        g = np.zeros((self.n, self.n), dtype=np.bool_)
+        g[src, dst] = True
+        labels, ncomp = scc_labels(g)
         sizes = np.bincount(labels, minlength=ncomp)
         added = 0
         for comp in np.flatnonzero(sizes >= 2):

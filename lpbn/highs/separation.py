@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 import highspy
 import numba
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
@@ -67,12 +65,80 @@ def _edge_marginals(n, family, ptr, items, eta, tol):
     return mu
 
 
+@numba.njit(cache=True)
+def scc_labels(adj):
+    """Strongly connected components of a dense boolean adjacency matrix (Tarjan 1972,
+    iterative): returns (label per node, number of components).  A numba kernel because
+    separation calls it several times per LP round, where building a scipy sparse graph
+    cost more than the search itself."""
+    n = adj.shape[0]
+    index = np.full(n, -1, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    onstack = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    call_v = np.empty(n, dtype=np.int64)
+    call_w = np.empty(n, dtype=np.int64)
+    labels = np.full(n, -1, dtype=np.int64)
+    sp = 0
+    nlab = 0
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        top = 0
+        call_v[0] = root
+        call_w[0] = 0
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        onstack[root] = True
+        while top >= 0:
+            v = call_v[top]
+            w = call_w[top]
+            advanced = False
+            while w < n:
+                if adj[v, w]:
+                    if index[w] < 0:
+                        call_w[top] = w + 1
+                        top += 1
+                        call_v[top] = w
+                        call_w[top] = 0
+                        index[w] = counter
+                        low[w] = counter
+                        counter += 1
+                        stack[sp] = w
+                        sp += 1
+                        onstack[w] = True
+                        advanced = True
+                        break
+                    if onstack[w] and index[w] < low[v]:
+                        low[v] = index[w]
+                w += 1
+            if advanced:
+                continue
+            if low[v] == index[v]:
+                while True:
+                    sp -= 1
+                    x = stack[sp]
+                    onstack[x] = False
+                    labels[x] = nlab
+                    if x == v:
+                        break
+                nlab += 1
+            top -= 1
+            if top >= 0 and low[v] < low[call_v[top]]:
+                low[call_v[top]] = low[v]
+    return labels, nlab
+
+
 def strong_components(adj: np.ndarray) -> list[np.ndarray]:
     """Strongly connected components with >= 2 nodes of a boolean adjacency matrix."""
     n = adj.shape[0]
     if n == 0 or not adj.any():
         return []
-    k, labels = connected_components(csr_matrix(adj), directed=True, connection="strong")
+    labels, k = scc_labels(np.ascontiguousarray(adj, dtype=np.bool_))
     sizes = np.bincount(labels, minlength=k)
     return [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes >= 2)]
 
