@@ -41,12 +41,12 @@ def test_auto_uses_dp_for_small(instances):
 def test_auto_portfolio_by_size_and_density(instances, known_optima):
     from lpbn.solve import auto_method
     anchors = instances / "anchors/gobnilp-bic3"
-    # dense and small enough for the order graph; sparse or large: the ILP
+    # dense and small enough for the order graph; sparse or large: the dual LP solver
     assert auto_method(lpbn.read_scores(anchors / "parkinsons.BIC.p3.jkl")) == "bfbnb"
-    assert auto_method(lpbn.read_scores(anchors / "horse.BIC.p3.jkl")) == "highs"
+    assert auto_method(lpbn.read_scores(anchors / "horse.BIC.p3.jkl")) == "dual"
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
-    assert r.method == "highs" and r.optimal
+    assert r.method == "dual" and r.optimal
     assert r.score == pytest.approx(known_optima["gobnilp_bic3"][path]["optimum"], rel=1e-6)
 
 

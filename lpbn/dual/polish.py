@@ -8,8 +8,7 @@ exact LP value is required we solve eq. 8 in its epigraph form::
          λ_C >= 0
 
 (k_C = 1 for the paper's clusters, k_C >= 2 for k-cluster constraints, see
-:mod:`lpbn.dual.kernels`)
-with HiGHS' dual simplex, then load λ* back into the :class:`DualState` and
+:mod:`lpbn.dual.kernels`) with HiGHS' dual simplex, then load λ* back into the :class:`DualState` and
 re-evaluate eq. 8 with our own kernels.  The returned value is therefore always a
 certified dual bound; it equals the LP optimum over those clusters when the solver
 reports optimality (strong duality).  :func:`polish` keeps a persistent warm-started
@@ -71,7 +70,8 @@ class DualLP:
         if st.K > self.K:
             ptr, idx = cluster_rows_csr(st.cache, st.cbits[self.K:st.K], st.ck[self.K:st.K])
             k = st.K - self.K
-            self.h.addCols(k, -st.ck[self.K:st.K].astype(np.float64), np.zeros(k), np.full(k, self.inf), len(idx),
+            cost = -st.ck[self.K:st.K].astype(np.float64)
+            self.h.addCols(k, cost, np.zeros(k), np.full(k, self.inf), len(idx),
                            ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
             self.K = st.K
         changed = np.flatnonzero(self.mask != st.allowed)
@@ -175,7 +175,7 @@ class PrimalLP:
         lens = self.ptr[cids + 1] - self.ptr[cids]
         starts = np.zeros(len(cids), dtype=np.int64)
         np.cumsum(lens[:-1], out=starts[1:])
-        idx = np.concatenate([self.idx[self.ptr[c]:self.ptr[c + 1]] for c in cids]) if len(cids) else self.idx[:0]
+        idx = np.concatenate([self.idx[self.ptr[c]:self.ptr[c + 1]] for c in cids])
         self.h.addRows(len(cids), self.state.ck[cids].astype(np.float64), np.full(len(cids), self.inf), len(idx),
                        starts.astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
         self.rows = np.concatenate([self.rows, cids])

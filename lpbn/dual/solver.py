@@ -22,6 +22,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..clusters import ClusterFamily
+from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from ..solve import SolveControl
 from .incumbent import OrderSearch, dag_order
@@ -365,7 +366,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     (Cussens et al. 2017) for 2 <= k <= ``k_max`` (1 disables them; at most
     ``kernels.MAX_K``); the dual treats them like clusters with constant k λ_C (see
     :mod:`lpbn.dual.kernels`).  They need the polished LP point, so they are only
-    separated with ``primal_first``.
+    separated with ``primal_first``; ``kcluster_nodes`` (``"root"``, default, or ``"all"``)
+    says at which B&B nodes (those found at the root stay in the LP everywhere).
     ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
     ``tail_rounds``/``tail_gain`` (root: ``root_tail_rounds``/``root_tail_gain``): a node
     stops separating and branches once its last ``tail_rounds`` rounds lowered the bound by
@@ -383,7 +385,6 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     0 disables it.  It only offers DAGs, never bounds.
     """
     if unknown:
-        from ..errors import InputError
         raise InputError(f"method 'dual' got unknown option(s): {', '.join(sorted(unknown))}")
     orig = cache
     if prune:
@@ -399,9 +400,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     state.primal_first = bool(primal_first)
     from .kernels import MAX_K
     if not 1 <= int(k_max) <= MAX_K:
-        from ..errors import InputError
         raise InputError(f"method 'dual': k_max must be between 1 and {MAX_K}, got {k_max!r}")
     k_max = int(k_max)
+    if kcluster_nodes not in ("root", "all"):
+        raise InputError(f"method 'dual': kcluster_nodes must be 'root' or 'all', got {kcluster_nodes!r}")
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)
@@ -571,8 +573,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if status is None:
         status = OPTIMAL
     control.improved(best=inc.score, bound=final_bound)
-    stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters, subgradient_steps=state.subgradient_steps,
-                 decodes=inc.decodes)
+    stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
+                 subgradient_steps=state.subgradient_steps, decodes=inc.decodes,
+                 kclusters=int(np.count_nonzero(state.ck > 1)),
+                 lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
     dag = _dag_from_choice(cache, inc.choice)
     score = inc.score
     if dag is not None:

@@ -100,7 +100,7 @@ class DualState:
         return self.add_cluster_bits(bs.to_bitset(members, self.n))
 
     def family_of_clusters(self) -> ClusterFamily:
-        """The eq. 6 clusters (k = 1) as a :class:`ClusterFamily`, in the order of λ."""
+        """The eq. 6 clusters (k = 1) as a :class:`ClusterFamily`, in the order they were added."""
         fam = ClusterFamily(self.n)
         fam._bits = self.cbits[self.ck == 1].copy()
         fam._keys = {row.tobytes() for row in fam._bits}
