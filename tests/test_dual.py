@@ -238,12 +238,13 @@ def test_runs_are_reproducible():
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 10), seed=st.integers(0, 10_000),
        branching=st.sampled_from(["strong", "eta", "flips"]),
-       exact=st.sampled_from(["none", "root", "all"]), primal_first=st.booleans())
-def test_branching_and_separation_options_stay_exact(n, seed, branching, exact, primal_first):
+       exact=st.sampled_from(["none", "root", "all"]), primal_first=st.booleans(),
+       lookahead=st.sampled_from([0, 1, 3]))
+def test_branching_and_separation_options_stay_exact(n, seed, branching, exact, primal_first, lookahead):
     cache = random_cache(n, seed=seed, max_parents=3, density=0.6)
     opt = optimum(cache)
     r = lpbn.solve(cache, method="dual", branching=branching, exact_separation=exact,
-                   primal_first=primal_first, strong_candidates=4)
+                   primal_first=primal_first, strong_candidates=4, strong_lookahead=lookahead)
     assert r.status == "optimal" and rel(r.score, opt) <= TOL
     assert r.upper_bound >= opt - TOL * max(1, abs(opt))
 

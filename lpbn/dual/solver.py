@@ -199,14 +199,17 @@ class Pseudocosts:
 
 def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8,
                          time_limit: float | None = None, iterations: int = 2000,
-                         pseudo: Pseudocosts | None = None) -> tuple[int, np.ndarray] | None:
+                         pseudo: Pseudocosts | None = None,
+                         lookahead: int = 0) -> tuple[int, np.ndarray] | None:
     """Reliability branching (Achterberg et al. 2005) over the ``k`` most fractional edges of η.
 
     Each candidate edge p -> i is the §6 branch on the cluster C = {i, p}
     (I_C(s) = [p ∉ s] versus [p ∈ s]).  Unless its pseudocosts are reliable, both children's
     LPs over the current clusters are probed from the node's optimal basis (strong
     branching, at most ``iterations`` dual-simplex pivots each); the edge with the largest
-    product of bound decreases (floored at 1e-6 of the gap) wins.  Only the choice depends
+    product of bound decreases (floored at 1e-6 of the gap) wins; with ``lookahead`` the
+    candidates (most fractional first) stop once that many in a row did not beat the best
+    (Achterberg et al. 2005).  Only the choice depends
     on these estimates: every child still gets its own certified dual bound.  Returns None
     without a polished LP (the caller falls back to :func:`choose_branch_eta`).
     """
@@ -230,19 +233,16 @@ def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8
         return None
     if len(cands) == 1:
         return cands[0][0], cands[0][3]
-    est = [pseudo.estimate((i, p), mu) if pseudo is not None else None for i, p, mu, *_ in cands]
-    probe = [t for t, e in enumerate(est) if e is None]
-    vals: dict[int, tuple[float, float]] = {}
-    if probe:
-        lp.sync()
-        out = lp.trial_bounds([c for t in probe for c in (cands[t][4], cands[t][5])], time_limit, iterations)
-        for q, t in enumerate(probe):
-            vals[t] = (out[2 * q], out[2 * q + 1])
     eps = 1e-6 * max(1e-9, value - best) if math.isfinite(best) else 1e-6
     bestkey, choice = None, None
-    for t, (i, p, mu, row, _, _) in enumerate(cands):
-        if t in vals:
-            v1, v0 = vals[t]
+    since, synced = 0, False
+    for i, p, mu, row, cols1, cols0 in cands:
+        est = pseudo.estimate((i, p), mu) if pseudo is not None else None
+        if est is None:
+            if not synced:
+                lp.sync()
+                synced = True
+            v1, v0 = lp.trial_bounds([cols1, cols0], time_limit, iterations)
             if v1 == -math.inf or v0 == -math.inf or (math.isfinite(best) and min(v1, v0) <= best):
                 # a child that is infeasible or closed on its LP prunes at once: best split
                 return i, row
@@ -251,10 +251,14 @@ def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8
                 pseudo.update((i, p), mu, d1 if math.isfinite(v1) else math.nan,
                               d0 if math.isfinite(v0) else math.nan)
         else:
-            d1, d0 = est[t]
+            d1, d0 = est
         key = max(d1, eps) * max(d0, eps)
         if bestkey is None or key > bestkey:
-            bestkey, choice = key, (i, row)
+            bestkey, choice, since = key, (i, row), 0
+        else:
+            since += 1
+            if lookahead and since >= lookahead:
+                break
     return choice
 
 
@@ -337,7 +341,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
                local_search: float = 0.05, seed: int = 0, exact_separation: str = "none",
                primal_first: bool | None = None, strong_candidates: int = 24,
-               strong_iterations: int = 50, strong_reliable: int = 1, k_max: int = 3,
+               strong_iterations: int = 50, strong_reliable: int = 1, strong_lookahead: int = 0,
+               k_max: int = 3,
                tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int = 5,
                root_tail_gain: float = 0.001, kcluster_nodes: str = "root",
                **unknown: Any) -> SolveResult:
@@ -547,7 +552,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         br = None
         if branching == "strong":
             br = choose_branch_strong(state, value, inc.score, k=strong_candidates, iterations=strong_iterations,
-                                      pseudo=pseudo,
+                                      pseudo=pseudo, lookahead=strong_lookahead,
                                       time_limit=None if not math.isfinite(deadline)
                                       else max(0.05, deadline - time.perf_counter()))
         if br is None and branching in ("eta", "strong"):
