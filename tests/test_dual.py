@@ -331,3 +331,38 @@ def test_kcluster_separation_stays_exact(n, seed, k_max):
 def test_bad_k_max_is_an_input_error():
     with pytest.raises(lpbn.errors.InputError):
         lpbn.solve(random_cache(4, seed=0), method="dual", k_max=0)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 10), seed=st.integers(0, 10_000))
+def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
+    """Rows moved to the pool (here after one slack solve, in batches of one) come back when
+    violated: under changing branch restrictions and restored bases the pooled model's value
+    equals that of a model that keeps every row."""
+    from lpbn.dual import polish as P
+    from lpbn.dual.relax import Incumbent, relax
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
+    state = DualState(cache)
+    relax(state, Incumbent(), separate=True, max_rounds=4, lp_polish=False)
+    pooled, full = P.PrimalLP(state), P.PrimalLP(state)
+    pooled.DROP_IDLE, pooled.DROP_MIN = 1, 1
+    full.DROP_MIN = 10 ** 9
+    rng = np.random.default_rng(seed)
+    saved = None
+    for step in range(8):
+        allowed = np.ones(cache.m, dtype=np.bool_)
+        for i in range(n):   # forbid a random share of each family, keeping one candidate
+            lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+            allowed[lo:hi] = rng.random(hi - lo) < 0.7
+            allowed[lo + int(rng.integers(hi - lo))] = True
+        state.allowed = allowed
+        if saved is not None and step % 3 == 0:
+            pooled.set_basis(saved)
+        ok1, v1, lam1, _ = pooled.solve(None)
+        ok2, v2, _, _ = full.solve(None)
+        assert ok1 == ok2 == (full.h.getModelStatus() == full.hs.HighsModelStatus.kOptimal)
+        if not ok2:   # the restrictions made the LP infeasible (no DAG either)
+            continue
+        assert abs(v1 - v2) <= 1e-7 * max(1.0, abs(v2))
+        assert len(lam1) == state.K and np.all(lam1[~pooled.in_lp] == 0)
+        saved = pooled.get_basis()
