@@ -41,9 +41,11 @@ def test_auto_uses_dp_for_small(instances):
 def test_auto_portfolio_by_size_and_density(instances, known_optima):
     from lpbn.solve import auto_method
     anchors = instances / "anchors/gobnilp-bic3"
-    # dense and small enough for the order graph; sparse or large: the dual LP solver
+    # dense and small enough for the order graph; sparse: the dual LP solver; very wide: the ILP
     assert auto_method(lpbn.read_scores(anchors / "parkinsons.BIC.p3.jkl")) == "bfbnb"
     assert auto_method(lpbn.read_scores(anchors / "horse.BIC.p3.jkl")) == "dual"
+    wide = lpbn.ScoreCache.from_families([f"v{i}" for i in range(120)], [[(-1.0, ())]] * 120)
+    assert auto_method(wide) == "highs"
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
     assert r.method == "dual" and r.optimal

@@ -320,11 +320,12 @@ def test_kcluster_dual_bounds_and_lp(n, seed):
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(3, 10), seed=st.integers(0, 10_000), k_max=st.sampled_from([1, 2, 3]))
-def test_kcluster_separation_stays_exact(n, seed, k_max):
+@given(n=st.integers(3, 10), seed=st.integers(0, 10_000), k_max=st.sampled_from([1, 2, 3]),
+       where=st.sampled_from(["root", "binding", "all"]))
+def test_kcluster_separation_stays_exact(n, seed, k_max, where):
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     opt = optimum(cache)
-    r = lpbn.solve(cache, method="dual", k_max=k_max)
+    r = lpbn.solve(cache, method="dual", k_max=k_max, kcluster_nodes=where)
     assert r.status == "optimal" and rel(r.score, opt) <= TOL
 
 

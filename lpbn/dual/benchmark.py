@@ -5,12 +5,15 @@ Usage::
     python -m lpbn.dual.benchmark exact   [--shared DIR] [--time-limit S] [--out results/dual]
     python -m lpbn.dual.benchmark gobnilp [--time-limit S] [--out results/dual]
     python -m lpbn.dual.benchmark large   [--shared DIR] [--time-limit 60] [--out results/dual]
+    python -m lpbn.dual.benchmark blip    [--shared DIR] [--time-limit 300] [--out results/dual]
 
 ``exact`` runs every file with an exact-DP optimum (``KNOWN_OPTIMA.json`` of the shared
 collection when found, else the bundled one) and checks agreement to 1e-6 relative;
 ``gobnilp`` runs ``instances/anchors/gobnilp-bic3`` and compares with GOBNILP's optimum and
 solve-from-jkl time; ``large`` runs the 413-1041-variable caches with a time limit and
-reports the gap.  Every row is checked for bound validity (score <= optimum <= bound).
+reports the gap; ``blip`` runs the BLIP-style N=5000 caches that GOBNILP solves (37-186
+variables) against GOBNILP's times and optima from ANCHORS.md.  Every row is checked for bound
+validity (score <= optimum <= bound).
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ from ..solve import solve
 
 ROOT = Path(__file__).resolve().parents[2]
 LARGE = ["diabetes-5000.jkl", "pigs-5000.jkl", "munin-5000.jkl.gz"]
+#: BLIP-style caches GOBNILP solves within 300 s: file -> (GOBNILP seconds, its proven optimum),
+#: from ../shared/anchors/ANCHORS.md ("GOBNILP on large score caches").
+BLIP = {"alarm-5000.jkl": (17.3, -53781.3386), "hailfinder-5000.jkl": (12.9, -252358.1055),
+        "hepar2-5000.jkl": (2.5, -164432.7558), "pathfinder-5000.jkl": (54.6, -149209.6744),
+        "munin1-5000.jkl": (75.6, -230117.88)}
 
 
 def _shared(arg: str | None) -> Path | None:
@@ -97,7 +105,7 @@ def _fmt(v) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lpbn.dual.benchmark")
-    ap.add_argument("suite", choices=["exact", "gobnilp", "large"])
+    ap.add_argument("suite", choices=["exact", "gobnilp", "large", "blip"])
     ap.add_argument("--shared", default=None)
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--out", default=str(ROOT / "results" / "dual"))
@@ -152,15 +160,21 @@ def main(argv: list[str] | None = None) -> int:
             print("shared collection not found", file=sys.stderr)
             return 2
         base = sh / "instances" / "alexjilkin__sampling-markov-equivalent-dag" / "data"
-        tl = args.time_limit or 60.0
-        for f in LARGE:
+        tl = args.time_limit or (60.0 if args.suite == "large" else 300.0)
+        files = LARGE if args.suite == "large" else list(BLIP)
+        for f in files:
             if not want(f):
                 continue
-            row = _run(base / f, tl, None)
+            peer = BLIP.get(f)
+            row = _run(base / f, tl, None if peer is None else peer[1])
+            if peer is not None:
+                row["gobnilp_seconds"] = peer[0]
             rows.append(row)
             print(json.dumps(row), flush=True)
         header = f"Time limit {tl} s; gap = (bound - score) / |score|."
-        _write(rows, Path(args.out), "large", command, header)
+        if args.suite == "blip":
+            header += " GOBNILP seconds and optima (its proven ones) from ANCHORS.md, 300 s limit."
+        _write(rows, Path(args.out), args.suite, command, header)
     return 0
 
 

@@ -41,8 +41,9 @@ OBS_ROUND_SWEEPS = 4
 #: ~0.2 sweeps at n = 56, ~7 at n = 441, ~70 at n = 1041).
 OBS_CLIMB_N2 = 20_000
 #: ``primal_first`` by default only up to this many variables: each greedy growth at η costs
-#: O(n^2 |support|), which dominates a separation round on the 400-1000-variable caches.
-PRIMAL_FIRST_MAX_N = 128
+#: O(n^2 |support|), which dominates a separation round on the 400-1000-variable caches
+#: (munin1-5000, n = 186, is solved faster with it).
+PRIMAL_FIRST_MAX_N = 256
 #: Perturbation climbs of the first OBS search (from the greedy order, before the root).
 OBS_FIRST_CLIMBS = 20
 
@@ -343,8 +344,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                primal_first: bool | None = None, strong_candidates: int = 24,
                strong_iterations: int = 50, strong_reliable: int = 1, strong_lookahead: int = 0,
                k_max: int = 3,
-               tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int = 5,
-               root_tail_gain: float = 0.001, kcluster_nodes: str = "root",
+               tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int = 0,
+               root_tail_gain: float = 0.001, kcluster_nodes: str = "binding",
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -371,12 +372,15 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     (Cussens et al. 2017) for 2 <= k <= ``k_max`` (1 disables them; at most
     ``kernels.MAX_K``); the dual treats them like clusters with constant k λ_C (see
     :mod:`lpbn.dual.kernels`).  They need the polished LP point, so they are only
-    separated with ``primal_first``; ``kcluster_nodes`` (``"root"``, default, or ``"all"``)
-    says at which B&B nodes (those found at the root stay in the LP everywhere).
+    separated with ``primal_first``.  ``kcluster_nodes`` says how below the root (where both
+    ways run): ``"binding"`` (default) over the binding clusters only, ``"all"`` also by greedy
+    growth, ``"root"`` not at all; k-clusters once found stay in the LP everywhere.
     ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
     ``tail_rounds``/``tail_gain`` (root: ``root_tail_rounds``/``root_tail_gain``): a node
     stops separating and branches once its last ``tail_rounds`` rounds lowered the bound by
-    less than ``tail_gain`` times its gap to the incumbent (0 rounds: no tailing-off rule).
+    less than ``tail_gain`` times its gap to the incumbent (0 rounds: no tailing-off rule; the
+    default at the root, where slow steady progress still pays: munin1-5000 closes its 1.5%
+    root gap without branching only so).
     ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
     rounds without progress before a node is branched; ``root_polish`` forces one exact
     polish at the root.  ``on_sweep`` is called after every CD sweep with
@@ -407,8 +411,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if not 1 <= int(k_max) <= MAX_K:
         raise InputError(f"method 'dual': k_max must be between 1 and {MAX_K}, got {k_max!r}")
     k_max = int(k_max)
-    if kcluster_nodes not in ("root", "all"):
-        raise InputError(f"method 'dual': kcluster_nodes must be 'root' or 'all', got {kcluster_nodes!r}")
+    if kcluster_nodes not in ("root", "binding", "all"):
+        raise InputError(f"method 'dual': kcluster_nodes must be 'root', 'binding' or 'all', "
+                         f"got {kcluster_nodes!r}")
     pseudo = Pseudocosts(strong_reliable) if strong_reliable > 0 else None
     if grow_seeds is not None:
         state.grow_seeds = int(grow_seeds)
@@ -506,7 +511,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         state.set_lambda(node.lam)
         state.flips[:] = 0
         state.exact_separation = exact_separation == "all" or (exact_separation == "root" and is_root)
-        state.k_max = k_max if is_root or kcluster_nodes == "all" else 1
+        state.k_max = k_max if is_root or kcluster_nodes != "root" else 1
+        state.kcluster_growth = is_root or kcluster_nodes == "all"
         if node.basis is not None and getattr(state, "_lp", None) is not None and hasattr(state._lp, "set_basis"):
             state._lp.set_basis(node.basis)
         fixed = _fixed_structure(state)

@@ -61,6 +61,7 @@ class DualState:
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
         self.primal_first = False             # with an LP point: primal + cycles each round
         self.k_max = 1                        # k-cluster separation up to this k (1: none)
+        self.kcluster_growth = True           # k-clusters also by greedy growth (else binding clusters only)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -259,7 +260,7 @@ class DualState:
         tight = (self.ck == 1) & (self.lam > 0)       # k-cluster candidates: the binding clusters
         rows, ks = separate_kclusters(self.cache, eta, self.cbits[tight], self.k_max, tol=viol_tol)
         cand = list(zip(rows, ks.tolist()))
-        for k in range(2, self.k_max + 1):
+        for k in range(2, self.k_max + 1) if self.kcluster_growth else ():
             cand += [(row, k) for row in grown_kclusters(self.cache, eta, k, tol=viol_tol)]
         added = 0
         for row, k in cand:
