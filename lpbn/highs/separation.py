@@ -85,38 +85,34 @@ def scc_labels(adj):
     for root in range(n):
         if index[root] >= 0:
             continue
-        top = 0
-        call_v[0] = root
-        call_w[0] = 0
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        onstack[root] = True
-        while top >= 0:
+        top = -1
+        enter = root                     # node to push on the call stack next (-1: none)
+        while True:
+            if enter >= 0:
+                top += 1
+                call_v[top] = enter
+                call_w[top] = 0
+                index[enter] = counter
+                low[enter] = counter
+                counter += 1
+                stack[sp] = enter
+                sp += 1
+                onstack[enter] = True
+                enter = -1
+            if top < 0:
+                break
             v = call_v[top]
             w = call_w[top]
-            advanced = False
             while w < n:
                 if adj[v, w]:
                     if index[w] < 0:
                         call_w[top] = w + 1
-                        top += 1
-                        call_v[top] = w
-                        call_w[top] = 0
-                        index[w] = counter
-                        low[w] = counter
-                        counter += 1
-                        stack[sp] = w
-                        sp += 1
-                        onstack[w] = True
-                        advanced = True
+                        enter = w
                         break
                     if onstack[w] and index[w] < low[v]:
                         low[v] = index[w]
                 w += 1
-            if advanced:
+            if enter >= 0:
                 continue
             if low[v] == index[v]:
                 while True:
