@@ -208,11 +208,12 @@ def choose_branch_strong(state: DualState, value: float, best: float, k: int = 8
     (I_C(s) = [p ∉ s] versus [p ∈ s]).  Unless its pseudocosts are reliable, both children's
     LPs over the current clusters are probed from the node's optimal basis (strong
     branching, at most ``iterations`` dual-simplex pivots each); the edge with the largest
-    product of bound decreases (floored at 1e-6 of the gap) wins; with ``lookahead`` the
-    candidates (most fractional first) stop once that many in a row did not beat the best
-    (Achterberg et al. 2005).  Only the choice depends
-    on these estimates: every child still gets its own certified dual bound.  Returns None
-    without a polished LP (the caller falls back to :func:`choose_branch_eta`).
+    product of bound decreases (floored at 1e-6 of the gap) wins.  Candidates are probed one
+    at a time, most fractional first; a child found infeasible or closed on its LP ends the
+    search at once, and with ``lookahead`` it also ends once that many candidates in a row did
+    not beat the best (Achterberg et al. 2005).  Only the choice depends on these estimates:
+    every child still gets its own certified dual bound.  Returns None without a polished LP
+    (the caller falls back to :func:`choose_branch_eta`).
     """
     lp = getattr(state, "_lp", None)
     if lp is None or not hasattr(lp, "trial_bounds") or state.last_eta is None:
