@@ -35,9 +35,9 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
 #: the cache is dense (at least AUTO_BFBNB_MIN_DENSITY candidates per variable), where the ILP's
 #: LP is large and its relaxation gap hard to close; the dual LP branch and bound up to
 #: AUTO_DUAL_MAX_N (results/dual/gobnilp.md vs results/highs/bench_anchors.md: 1.5-4x faster
-#: than the HiGHS ILP on the hard anchors, e.g. soybean 26 s vs 81 s, wdbc 49 s vs 157 s, within
-#: 0.2 s on the easy ones; hailfinder-5000 11 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
-#: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 74 s; results/dual/blip.md).
+#: than the HiGHS ILP on the hard anchors, e.g. soybean 36 s vs 81 s, wdbc 47 s vs 157 s, within
+#: 0.2 s on the easy ones; hailfinder-5000 10 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
+#: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 75 s; results/dual/blip.md).
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50
