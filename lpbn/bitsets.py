@@ -49,6 +49,14 @@ def to_int(variables: Iterable[int]) -> int:
     return mask
 
 
+def popcounts(rows: np.ndarray) -> np.ndarray:
+    """Number of set bits of each row of a (K, W) uint64 bitset array, as int64 (K,)."""
+    rows = np.ascontiguousarray(rows, dtype=np.uint64)
+    if rows.size == 0:
+        return np.zeros(rows.shape[0] if rows.ndim == 2 else 0, dtype=np.int64)
+    return np.unpackbits(rows.view(np.uint8), axis=-1).sum(axis=-1).astype(np.int64)
+
+
 def int_to_bitset(mask: int, n: int) -> np.ndarray:
     """Convert a Python-int bitmask to the multi-word representation."""
     words = np.zeros(n_words(n), dtype=np.uint64)
@@ -78,15 +86,6 @@ def is_subset(bits, j, allowed):
     """True when row ``j`` of ``bits`` is a subset of the bitset ``allowed``."""
     for w in range(bits.shape[1]):
         if bits[j, w] & ~allowed[w]:
-            return False
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def is_disjoint(bits, j, cluster):
-    """True when row ``j`` of ``bits`` does not meet the bitset ``cluster``."""
-    for w in range(bits.shape[1]):
-        if bits[j, w] & cluster[w]:
             return False
     return True
 

@@ -71,7 +71,7 @@ class ClusterFamily:
 
 def cluster_row(cache: ScoreCache, cluster: np.ndarray) -> np.ndarray:
     """Global candidate indices j with family(j) ∈ C and parents(j) ∩ C = ∅ (row of eq. 6)."""
-    return _cluster_row(cache.bits, cache.family, np.asarray(cluster, dtype=np.uint64))
+    return cluster_rows_csr(cache, np.asarray(cluster, dtype=np.uint64).reshape(1, -1))[1]
 
 
 def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
@@ -92,18 +92,6 @@ def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -
         np.zeros(len(ptr) - 1)
     sums[np.diff(ptr) == 0] = 0.0
     return sums
-
-
-@numba.njit(cache=True)
-def _cluster_row(bits, family, cluster):
-    m = bits.shape[0]
-    out = np.empty(m, dtype=np.int64)
-    k = 0
-    for j in range(m):
-        if bs.has_bit(cluster, family[j]) and bs.is_disjoint(bits, j, cluster):
-            out[k] = j
-            k += 1
-    return out[:k]
 
 
 @numba.njit(cache=True)

@@ -522,7 +522,7 @@ def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
     known family (the clusters of the cut loop), as in branch-and-cut solvers for this ILP.
     """
     clusters = np.asarray(clusters, dtype=np.uint64).reshape(-1, bs.n_words(cache.n))
-    sizes = np.array([len(bs.from_bitset(b)) for b in clusters], dtype=np.int64)
+    sizes = bs.popcounts(clusters)
     rep, ks = [], []
     for k in range(k_min, k_max + 1):
         sel = np.flatnonzero(sizes > k)
