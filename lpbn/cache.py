@@ -94,9 +94,9 @@ class ScoreCache:
         self.family = family
         self.sizes = sizes
         self.words = bs.n_words(self.n)
-        self.bits = bs.csr_to_bitsets(pset_ptr, pset_items, self.n)
+        self._bits: np.ndarray | None = None
         for a in (self.offsets, self.scores, self.pset_ptr, self.pset_items, self.family,
-                  self.sizes, self.bits):
+                  self.sizes):
             a.setflags(write=False)
         self._lookup: list[dict[tuple[int, ...], int]] | None = None
         if check_feasible:
@@ -191,6 +191,20 @@ class ScoreCache:
         return int(self.offsets[-1])
 
     @property
+    def bits(self) -> np.ndarray:
+        """Parent sets as bitsets, shape ``(m, W)`` uint64 (built on first use).
+
+        Methods for large caches (ordering search, exploration) work on the CSR arrays
+        instead: at n = 10,000 variables (W = 157 words) a million candidates would need
+        1.2 GB of bitsets.
+        """
+        if self._bits is None:
+            bits = bs.csr_to_bitsets(self.pset_ptr, self.pset_items, self.n)
+            bits.setflags(write=False)
+            self._bits = bits
+        return self._bits
+
+    @property
     def masks(self) -> np.ndarray:
         """Single-word parent-set bitmasks (uint64), available for ``n <= 64``."""
         if self.n > 64:
@@ -265,7 +279,7 @@ class ScoreCache:
         order = np.asarray(order, dtype=np.int64)
         if sorted(order.tolist()) != list(range(self.n)):
             raise ValueError("order must be a permutation of 0..n-1")
-        choice = _best_for_order(self.bits, self.offsets, order)
+        choice = best_for_order_csr(self.offsets, self.pset_ptr, self.pset_items, order)
         total = float(np.sum(self.scores[choice])) if np.all(choice >= 0) else -np.inf
         return choice, total
 
@@ -305,7 +319,10 @@ class ScoreCache:
         Safe for optimality (Teyssier & Koller 2005; de Campos & Ji 2011; Chen et al.,
         Thm 1): any DAG using U stays acyclic, and no worse, with U' instead.
         """
-        keep = _dominance_keep(self.bits, self.offsets, self.scores)
+        if self.words <= 2:
+            keep = _dominance_keep(self.bits, self.offsets, self.scores)
+        else:  # wide caches: subset tests on the CSR sets, no m x W bitsets
+            keep = _dominance_keep_csr(self.offsets, self.pset_ptr, self.pset_items, self.scores, self.n)
         if keep.all():
             return self
         return self._take(keep, {"pruned_dominated": int((~keep).sum())})
@@ -452,15 +469,59 @@ def _best_within(bits, start, stop, allowed):
 
 
 @numba.njit(cache=True)
-def _best_for_order(bits, offsets, order):
+def best_for_order_csr(offsets, pset_ptr, pset_items, order):
+    """Best-first scan per variable for the first candidate whose parents all precede it in
+    ``order`` (CSR sets, positions instead of bitsets); -1 where none does."""
     n = order.shape[0]
-    allowed = np.zeros(bits.shape[1], dtype=np.uint64)
-    choice = np.full(n, -1, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
     for k in range(n):
-        i = order[k]
-        choice[i] = _best_within(bits, offsets[i], offsets[i + 1], allowed)
-        allowed[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+        pos[order[k]] = k
+    choice = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        for j in range(offsets[i], offsets[i + 1]):
+            ok = True
+            for a in range(pset_ptr[j], pset_ptr[j + 1]):
+                if pos[pset_items[a]] > pos[i]:
+                    ok = False
+                    break
+            if ok:
+                choice[i] = j
+                break
     return choice
+
+
+@numba.njit(cache=True)
+def _dominance_keep_csr(offsets, ptr, items, scores, n):
+    """:func:`_dominance_keep` with subset tests on CSR sets (a stamp array per candidate)."""
+    m = ptr.shape[0] - 1
+    keep = np.ones(m, dtype=np.bool_)
+    kept = np.empty(m, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    for i in range(offsets.shape[0] - 1):
+        nk = 0
+        for j in range(offsets[i], offsets[i + 1]):
+            for a in range(ptr[j], ptr[j + 1]):
+                stamp[items[a]] = j
+            size_j = ptr[j + 1] - ptr[j]
+            dominated = False
+            for t in range(nk):
+                k = kept[t]
+                if scores[k] < scores[j] or ptr[k + 1] - ptr[k] >= size_j:
+                    continue
+                sub = True
+                for a in range(ptr[k], ptr[k + 1]):
+                    if stamp[items[a]] != j:
+                        sub = False
+                        break
+                if sub:
+                    dominated = True
+                    break
+            if dominated:
+                keep[j] = False
+            else:
+                kept[nk] = j
+                nk += 1
+    return keep
 
 
 @numba.njit(cache=True)
