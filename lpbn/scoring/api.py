@@ -1,264 +1,50 @@
-"""Front door of the scorer: ``score_data(data, score="bic", ...) -> ScoreCache``."""
+"""Front door of the scorer: ``score_data(data, score="bic", ...) -> ScoreCache``.
+
+The data are read once (:mod:`.data`), every variable's candidate parent sets are explored
+by one strategy (:mod:`.explore`: exhaustive, independence, greedy or sequential) in
+parallel (:mod:`.parallel`), and the kept sets become one :class:`~lpbn.cache.ScoreCache`.
+"""
 
 from __future__ import annotations
 
 import math
-import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Sequence
 
-import numba
 import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError
-from .counting import (DENSE_CELLS, buffer_limit, extend_and_count_dense, family_stats, lg_table,
-                       set_codes, suffix_codes)
+from .context import ExploreOptions, ScoringContext
 from .data import Dataset, read_data
+from .explore import BUDGETED, STRATEGIES
 from .kbest import algorithm2_bounds
-from .pruning import (chen_corollary1, degree_bound, dfbnb_family, k3_greedy, new_joint_table,
-                      tian_global_bound)
-from .scores import BDEU, LN2, MDL, kind_of, penalty_coef
+from .parallel import default_jobs, explore_all, progress_bar
+from .pruning import tian_global_bound
+from .scores import BDEU, LN2, MDL, kind_of
 
 __all__ = ["score_data", "read_data", "Dataset"]
 
-
-MAX_CELLS = 1 << 27  # count-buffer cells (2 x int32 arrays: 1 GiB)
-
-
-class _Ctx:
-    """Everything a worker needs to score one variable (sent once per worker process)."""
-
-    def __init__(self, ds: Dataset, kind: int, ess: float, k: int, max_parents: int | None,
-                 use_tw: bool, order: Sequence[int] | None, kbest_limits: np.ndarray | None,
-                 rules: frozenset = frozenset(("limit", "dominance", "bnb"))):
-        self.cols = ds.columns
-        self.arities = ds.arities.astype(np.int64)
-        self.N = ds.N
-        self.n = ds.n
-        self.kind = kind
-        self.ess = float(ess)
-        self.k = int(k)
-        self.max_parents = max_parents
-        self.use_tw = use_tw
-        self.order = None if order is None else list(order)
-        self.kbest_limits = kbest_limits
-        self.rules = frozenset(rules)
-        self.joint_cap = 1_000_000  # entries (<= 64 MB per process)
-        self.lgt = lg_table(self.N)
-        cells = buffer_limit(self.N, int(self.arities.max()))
-        if cells > MAX_CELLS:
-            from ..errors import ResourceLimitError
-            j = int(np.argmax(self.arities))
-            raise ResourceLimitError(
-                f"variable {ds.names[j]} has {int(self.arities[j])} states for {self.N} rows: the count "
-                f"buffers would need {cells * 8 / 2**30:.1f} GiB; discretise or drop that column")
-        self.qlimit_cells = cells
-        self.mapsize = int(min(cells * 2, 1 << 22))
-
-
-_CTX: _Ctx | None = None
-
-
-def _init_worker(ctx: _Ctx) -> None:
-    global _CTX
-    _CTX = ctx
-
-
-def _work(x: int):
-    return score_variable(_CTX, x)
-
-
-def _dominance_keep(sets, sizes, scores, k, n):
-    """Theorem 3 (Chen et al.; Teyssier-Koller for k = 1): keep a set unless >= k of its
-    proper subsets in the list score at least as well."""
-    W = (n + 63) // 64
-    bits = _to_bits(sets, sizes.astype(np.int64), W)
-    return _keep_kernel(bits, sizes.astype(np.int64), scores, int(k))
-
-
-@numba.njit(cache=True)
-def _to_bits(sets, sizes, W):
-    M = sizes.shape[0]
-    bits = np.zeros((M, W), dtype=np.uint64)
-    for j in range(M):
-        for t in range(sizes[j]):
-            v = sets[j, t]
-            bits[j, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    return bits
-
-
-@numba.njit(cache=True)
-def _keep_kernel(bits, sizes, scores, k):
-    M, W = bits.shape
-    keep = np.ones(M, dtype=np.bool_)
-    for j in range(M):
-        c = 0
-        for i in range(M):
-            if sizes[i] >= sizes[j] or scores[i] < scores[j]:
-                continue
-            sub = True
-            for w in range(W):
-                if bits[i, w] & ~bits[j, w]:
-                    sub = False
-                    break
-            if sub:
-                c += 1
-                if c >= k:
-                    keep[j] = False
-                    break
-    return keep
-
-
-_JOINT: dict[int, tuple] = {}
-
-
-def _joint_memo(ctx: _Ctx):
-    """Per-process memo of ``E(S)``, ``F(S)`` shared by the variables of one scoring run
-    (numpy open-addressing table, see :func:`.pruning.new_joint_table`)."""
-    key = id(ctx)
-    if key not in _JOINT:
-        _JOINT.clear()
-        L = ctx.n - 1 if ctx.max_parents is None else min(ctx.max_parents, ctx.n - 1)
-        est = 0
-        for j in range(0, L + 2):
-            est += math.comb(ctx.n, j)
-            if est > ctx.joint_cap:
-                break
-        _JOINT[key] = new_joint_table(est, ctx.joint_cap)
-    return _JOINT[key]
-
-
-_BUF: dict[int, tuple] = {}
-
-
-def _buffers(ctx: _Ctx):
-    """Per-process zeroed count buffers (kernels leave them zeroed after use)."""
-    key = id(ctx)
-    if key not in _BUF:
-        _BUF.clear()
-        _BUF[key] = (np.zeros(ctx.qlimit_cells, dtype=np.int32), np.zeros(ctx.qlimit_cells, dtype=np.int32),
-                     np.zeros(ctx.mapsize, dtype=np.int64))
-    return _BUF[key]
-
-
-def score_variable(ctx: _Ctx, x: int) -> dict[str, Any]:
-    """Score and prune every candidate parent set of variable ``x`` (see :mod:`.pruning`)."""
-    t0 = time.perf_counter()
-    ar = ctx.arities
-    rx = int(ar[x])
-    k = ctx.k
-    if ctx.order is not None:
-        pos = ctx.order.index(x)
-        pool = ctx.order[:pos]
-    else:
-        pool = [v for v in range(ctx.n) if v != x]
-    # arity-1 parents never change a family's score: for k = 1 they are always (weakly)
-    # dominated (Teyssier & Koller), so they are not candidates.
-    cand = [v for v in pool if ar[v] > 1] if (k == 1 and "dominance" in ctx.rules) else pool
-    cand_arr = np.array(cand, dtype=np.int64)
-    qlimit = max(1, ctx.qlimit_cells // max(rx, 1))
-    lgt = ctx.lgt
-    zero = np.zeros(ctx.N, dtype=np.int64)
-    cnt = np.zeros(max(rx, 1), dtype=np.int32)
-    pac = np.zeros(1, dtype=np.int32)
-    ll_empty, _, _ = family_stats(zero, ctx.cols[x], rx, cnt, pac, lgt, False, 1.0, 1.0)
-    # tree order (Tian eq. 14): ascending H(X | X_k) = descending LL(X | X_k)
-    single = np.empty(len(cand))
-    cnt2, pac2, _ = _buffers(ctx)
-    scratch = np.empty(ctx.N, dtype=np.int64)
-    for i, v in enumerate(cand):
-        # dense joint table of (X_v, X) when small, else the general counter
-        if ar[v] * rx <= DENSE_CELLS:
-            ej, epa, _, _, _, _ = extend_and_count_dense(zero, ctx.cols[v], int(ar[v]), scratch, ctx.cols[x], rx,
-                                                      int(ar[v]), cnt2, lgt, False, 1.0, 1.0)
-            single[i] = ej - epa
-        else:
-            ll, _, _ = family_stats(ctx.cols[v].astype(np.int64), ctx.cols[x], rx, cnt2, pac2, lgt,
-                                    False, 1.0, 1.0)
-            single[i] = ll
-    tree = cand_arr[np.argsort(-single, kind="stable")] if len(cand) else cand_arr
-    bcnt, bpa, bmap = _buffers(ctx)
-    if ctx.use_tw:
-        sfx, sQ = suffix_codes(ctx.cols, ar, tree, qlimit, bmap)
-        all_codes = sfx[0]
-    else:
-        sfx, sQ = np.zeros((1, 1), dtype=np.int64), np.ones(1, dtype=np.int64)
-        all_codes, _ = set_codes(ctx.cols, ar, tree, qlimit, bmap)
-    ll_all, _, _ = family_stats(all_codes, ctx.cols[x], rx, bcnt, bpa, lgt, False, 1.0, 1.0)
-    # parent limit
-    limit = len(cand) if ctx.max_parents is None else min(ctx.max_parents, len(cand))
-    bounds = {"user": ctx.max_parents}
-    if ctx.kind != BDEU and "limit" in ctx.rules:
-        n_ones = len([v for v in cand if ar[v] <= 1])
-        big = [int(ar[v]) for v in cand if ar[v] > 1]
-        if rx <= 1:
-            dv = 0 if k == 1 else max(0, math.ceil(math.log2(k + 1)) - 1)
-            dv += n_ones
-        else:
-            dv = degree_bound(ctx.kind, ctx.N, rx, big, ll_empty, ll_all, k) + n_ones
-        bounds.update(eq34=dv, tian_thm1=tian_global_bound(ctx.N))
-        limit = min(limit, dv)
-        if k > 1:
-            c_bits = float(penalty_coef(ctx.kind, ctx.N)) / LN2
-            cor1 = chen_corollary1(ctx.N, k, c_bits) + n_ones
-            bounds["chen_cor1"] = cor1
-            limit = min(limit, cor1)
-        if ctx.kbest_limits is not None:
-            limit = min(limit, int(ctx.kbest_limits[x]) + n_ones)
-            bounds["algorithm2"] = int(ctx.kbest_limits[x])
-    elif rx <= 1 and k == 1 and "limit" in ctx.rules:
-        limit = 0
-    limit = max(limit, 0)
-    # K3 greedy start
-    joint = _joint_memo(ctx)
-    bcnt, bpa, bmap = _buffers(ctx)
-    k3_sets, k3_scores = k3_greedy(ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, lgt,
-                                   qlimit, bcnt, bpa, bmap, *joint)
-    k3p = np.full(k3_sets.shape, -1, dtype=np.int64)
-    for t in range(k3_sets.shape[0]):
-        row = sorted(int(p) for p in k3_sets[t] if p >= 0)
-        k3p[t, :len(row)] = row
-    sets, sizes, scores, n_out, st = dfbnb_family(
-        ctx.cols, ar, x, tree, limit, ctx.kind, ctx.ess, k, lgt, ll_all, sfx, sQ, ctx.use_tw,
-        ctx.order is not None, k3p, k3_scores, qlimit, bcnt, bpa, bmap, "bnb" in ctx.rules,
-        "dominance" in ctx.rules, *joint, _n_within(len(tree), limit))
-    if "dominance" not in ctx.rules:
-        keep = np.ones(n_out, dtype=bool)
-    elif ctx.order is not None:
-        # Tian's fixed-order DFBnB_K3: the best of the K3 start and of the improving DFS sets
-        t = int(np.argmax(k3_scores))
-        if k3_scores[t] >= scores.max():
-            row = [int(tree[p]) for p in k3p[t] if p >= 0]
-            sets = np.zeros((1, max(1, sets.shape[1])), dtype=np.int64)
-            sets[0, :len(row)] = row
-            sizes = np.array([len(row)], dtype=np.int64)
-            scores = np.array([k3_scores[t]])
-            keep = np.ones(1, dtype=bool)
-        else:
-            keep = np.zeros(n_out, dtype=bool)
-            keep[int(np.argmax(scores))] = True
-    else:
-        keep = _dominance_keep(sets, sizes, scores, k, ctx.n)
-    idx = np.flatnonzero(keep)
-    return {"x": x, "sets": sets[idx], "sizes": sizes[idx], "scores": scores[idx],
-            "counted": int(st[0]), "cut": int(st[1]), "tw_bounds": int(st[2]), "joint_hits": int(st[4]), "entropy_cuts": int(st[5]),
-            "limit": int(limit), "bounds": bounds, "candidates": len(cand),
-            "seconds": time.perf_counter() - t0}
-
-
-def _n_within(m: int, L: int) -> int:
-    return sum(math.comb(m, j) for j in range(0, min(m, L) + 1))
+#: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
+#: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
+AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
+#: ``time_per_variable="auto"``: about this many seconds of exploration in all (wall clock, spread
+#: over the workers), at most 1 s and at least 0.05 s per variable.
+AUTO_EXPLORE_SECONDS = 300.0
+#: Runs smaller than this (variables x rows) are scored in this process by default.
+SERIAL_CELLS = 200_000
 
 
 def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
-               k_best: int = 1, jobs: int = 1, progress: Callable[[int, int, str], None] | bool | None = None,
-               *, header: bool | None = None, drop_missing: bool = False,
+               k_best: int = 1, jobs: int | None = None,
+               progress: Callable[[int, int, str], None] | bool | None = None, *,
+               explore: str = "auto", time_per_variable: float | str | None = "auto",
+               max_evaluations: int | None = None, max_candidates: int | None = None,
+               scheduler: Any = None, header: bool | None = None, drop_missing: bool = False,
                entropy_bound: str = "all", order: Sequence[int | str] | None = None,
-               kbest_global: bool = True,
-               rules: Sequence[str] = ("limit", "dominance", "bnb")) -> ScoreCache:
-    """Score discrete data into a safely pruned local-score cache.
+               kbest_global: bool = True, rules: Sequence[str] = ("limit", "dominance", "bnb"),
+               explore_options: dict[str, Any] | None = None) -> ScoreCache:
+    """Score discrete data into a pruned local-score cache.
 
     Parameters
     ----------
@@ -266,109 +52,186 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     score : ``"bic"`` (natural log, GOBNILP), ``"mdl"`` (= BIC / ln 2, minus Tian's MDL in
         bits), ``"bdeu"`` or ``"aic"``.
     ess : BDeu equivalent sample size (default 1, as in GOBNILP).
-    max_parents : user parent limit; for BIC/MDL/AIC Tian's bound (Thm 1, eq. 34) is applied
-        on top automatically.
-    k_best : keep every family of the ``k`` best DAGs (Chen et al. Cor. 1, Thm 3, Alg. 2).
-    jobs : worker processes (variables are scored in parallel).
-    progress : callable ``(done, total, name)`` or True for a bar on stderr.
-    entropy_bound : ``"all"`` (Tian eq. 15: the fixed bound ``H(X|all others)``, default) or
-        ``"tw"`` (eq. 12: ``H(X|T,W)`` per search node).  With the joint memo most families
-        cost no counting pass, so the extra count per node of eq. 12 no longer pays off on
-        the benchmark sets (``results/scoring/``); both are exact.
-    rules : pruning rules to apply (for testing each alone): ``"limit"`` (Tian/Chen parent
-        limits), ``"dominance"`` (subset dominance, Thm 3), ``"bnb"`` (DFBnB entropy and
-        superset bounds).  With none, every set within ``max_parents`` is kept.
-    order : optional fixed variable ordering (names or indices); then only the best parent set
-        among predecessors is kept per variable (Tian's original fixed-order DFBnB_K3).
+    max_parents : user parent limit (none by default); for BIC/MDL/AIC Tian's bound (Thm 1,
+        eq. 34) is applied on top automatically.
+    k_best : keep every family of the ``k`` best DAGs (Chen et al. Cor. 1, Thm 3, Alg. 2;
+        exhaustive exploration only).
+    jobs : worker processes; default: every core, or this process alone for small data.
+    progress : callable ``(done, total, name)`` or True for a bar with an ETA on stderr.
+    explore : how the parent sets of each variable are explored (:mod:`lpbn.scoring.explore`):
+        ``"exhaustive"`` — every set within the parent limit, pruned safely (Tian 2000); the
+        cache then provably holds an optimal DAG (k best with ``k_best``);
+        ``"independence"`` — Scanagatta et al. 2015's independence selection guided by BIC*,
+        anytime, no parent limit needed; ``"greedy"`` and ``"sequential"`` — that paper's
+        baselines; ``"auto"`` (default) — exhaustive when every variable has at most
+        AUTO_EXHAUSTIVE_MAX_SETS sets within the parent limit, else independence.  A budgeted
+        cache is optimal only over the sets it kept: the solvers certify DAGs for the cache.
+    time_per_variable : seconds of exploration per variable for the budgeted strategies;
+        ``"auto"`` spreads about AUTO_EXPLORE_SECONDS of wall time over the variables (0.05 to
+        1 s each); None = until the open list is empty or ``max_evaluations``.
+    max_evaluations : parent sets scored per variable (budgeted strategies).  Unlike time, this
+        budget gives the same cache on every machine and scheduler.
+    max_candidates : kept sets per variable (budgeted strategies; default 1000), best first;
+        the empty set is always kept.
+    scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``distributed.Client``:
+        explore the variables on that cluster instead of local processes (same results).
+    explore_options : further :class:`~lpbn.scoring.context.ExploreOptions` fields
+        (``pool_extra``, ``max_pool``, ``heap_cap``, ``pairs_share``).
+    entropy_bound : exhaustive only: ``"all"`` (Tian eq. 15: the fixed bound ``H(X|all
+        others)``, default) or ``"tw"`` (eq. 12: ``H(X|T,W)`` per search node); both are exact.
+    rules : exhaustive only, pruning rules to apply (for testing each alone): ``"limit"``
+        (Tian/Chen parent limits), ``"dominance"`` (subset dominance, Thm 3), ``"bnb"`` (DFBnB
+        entropy and superset bounds).  With none, every set within ``max_parents`` is kept.
+    order : exhaustive only: a fixed variable ordering (names or indices); then only the best
+        parent set among predecessors is kept per variable (Tian's fixed-order DFBnB_K3).
 
-    Every pruning rule is safe: for ``k_best == 1`` the cache still contains an optimal DAG
-    (over all DAGs within ``max_parents``), for ``k_best = K`` a set of K best DAGs.
+    Every pruning rule is safe: exhaustive with ``k_best == 1`` keeps an optimal DAG (over all
+    DAGs within ``max_parents``), with ``k_best = K`` a set of K best DAGs; the budgeted
+    strategies drop only sets that an explored subset scores at least as well as.
     """
     t0 = time.perf_counter()
     kind = kind_of(score)
     ds = read_data(data, header=header, drop_missing=drop_missing)
     if ds.N == 0:
         raise InputError("empty data")
+    _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules)
+    ordr = _order_indices(ds, order, k_best)
+    strategy = _choose_strategy(explore, ds, max_parents, k_best, ordr)
+    k = int(k_best)
+    if strategy != "exhaustive" and (k != 1 or ordr is not None or tuple(rules) != ("limit", "dominance", "bnb")
+                                     or entropy_bound != "all"):
+        raise InputError(f"explore={strategy!r} supports k_best=1 and the default rules, order and "
+                         "entropy bound only; use explore='exhaustive'")
+    workers = _workers(jobs, ds, scheduler)
+    opts = _explore_options(strategy, time_per_variable, max_evaluations, max_candidates, explore_options,
+                            ds.n, workers)
+    kb = kb_info = None
+    if (k > 1 and kind != BDEU and kbest_global and ordr is None and int(ds.arities.min()) >= 2
+            and "limit" in rules):
+        base = score_data(ds, score="bic" if kind == MDL else score, ess=ess, max_parents=max_parents,
+                          k_best=1, jobs=workers, entropy_bound=entropy_bound, explore="exhaustive")
+        kb, kb_info = algorithm2_bounds(base, ds, kind, k)
+    ctx = ScoringContext(ds, kind, float(ess), k=k, max_parents=None if max_parents is None else int(max_parents),
+                         explore=strategy, options=opts, use_tw=entropy_bound == "tw", order=ordr,
+                         kbest_limits=kb, rules=frozenset(rules))
+    bar = progress if callable(progress) else (progress_bar() if progress else None)
+    results = explore_all(ctx, jobs=workers, scheduler=scheduler, progress=bar)
+    cache = _assemble(ds, results, kind)
+    cache.meta.update(_meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, results, cache,
+                            time.perf_counter() - t0, workers, scheduler))
+    if kb_info is not None:
+        cache.meta["scoring"]["algorithm2"] = kb_info
+    if ordr is not None:
+        cache.meta["order"] = [ds.names[i] for i in ordr]
+    return cache
+
+
+def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:
     if ess is None or not (float(ess) > 0) or not math.isfinite(float(ess)):
         raise InputError(f"ess must be a positive number, got {ess!r}")
     if max_parents is not None and int(max_parents) < 0:
         raise InputError("max_parents must be >= 0")
     if int(k_best) < 1:
         raise InputError("k_best must be >= 1")
-    if int(jobs) < 1:
+    if jobs is not None and int(jobs) < 1:
         raise InputError("jobs must be >= 1")
     if entropy_bound not in ("tw", "all"):
         raise InputError("entropy_bound must be 'tw' or 'all'")
-    ordr = None
-    if order is not None:
-        ordr = [ds.names.index(str(v)) if str(v) in ds.names else int(v) for v in order]
-        if sorted(ordr) != list(range(ds.n)):
-            raise InputError("order must be a permutation of the variables")
-        if k_best != 1:
-            raise InputError("a fixed order supports k_best = 1 only")
-    k = int(k_best)
-    kb = None
-    kb_info = None
-    if (k > 1 and kind != BDEU and kbest_global and ordr is None and int(ds.arities.min()) >= 2
-            and "limit" in rules):
-        base = score_data(ds, score="bic" if kind == MDL else score, ess=ess,
-                          max_parents=max_parents, k_best=1, jobs=jobs, entropy_bound=entropy_bound)
-        kb, kb_info = algorithm2_bounds(base, ds, kind, k)
     bad = set(rules) - {"limit", "dominance", "bnb"}
     if bad:
         raise InputError(f"unknown pruning rule(s) {sorted(bad)}")
-    ctx = _Ctx(ds, kind, ess, k, None if max_parents is None else int(max_parents),
-               entropy_bound == "tw", ordr, kb, frozenset(rules))
-    bar = _progress_fn(progress)
-    results: list[dict[str, Any] | None] = [None] * ds.n
-    if jobs == 1 or ds.n == 1:
-        for i in range(ds.n):
-            results[i] = score_variable(ctx, i)
-            if bar:
-                bar(i + 1, ds.n, ds.names[i])
-    else:
-        with ProcessPoolExecutor(max_workers=int(jobs), initializer=_init_worker,
-                                 initargs=(ctx,)) as ex:
-            futs = {ex.submit(_work, i): i for i in _largest_first(ds)}
-            done = 0
-            from concurrent.futures import as_completed
-            for f in as_completed(futs):
-                r = f.result()
-                results[r["x"]] = r
-                done += 1
-                if bar:
-                    bar(done, ds.n, ds.names[r["x"]])
-    _JOINT.clear()
-    _BUF.clear()
-    cache = _assemble(ds, results, kind)
-    L = ds.n - 1 if max_parents is None else int(max_parents)
-    before = sum(_n_within(ds.n - 1, L) for _ in range(ds.n))
+
+
+def _order_indices(ds: Dataset, order, k_best: int) -> list[int] | None:
+    if order is None:
+        return None
+    ordr = [ds.names.index(str(v)) if str(v) in ds.names else int(v) for v in order]
+    if sorted(ordr) != list(range(ds.n)):
+        raise InputError("order must be a permutation of the variables")
+    if k_best != 1:
+        raise InputError("a fixed order supports k_best = 1 only")
+    return ordr
+
+
+def _choose_strategy(explore: str, ds: Dataset, max_parents, k_best: int, order) -> str:
+    """``explore`` checked, with ``"auto"`` resolved (see AUTO_EXHAUSTIVE_MAX_SETS)."""
+    if explore not in (*STRATEGIES, "auto"):
+        raise InputError(f"unknown explore strategy {explore!r}; choose auto, {', '.join(STRATEGIES)}")
+    if explore != "auto":
+        return explore
+    if k_best != 1 or order is not None:
+        return "exhaustive"
+    L = min(ds.n - 1, tian_global_bound(ds.N) + 1)
+    if max_parents is not None:
+        L = min(L, int(max_parents))
+    return "exhaustive" if _n_within(ds.n - 1, L) <= AUTO_EXHAUSTIVE_MAX_SETS else "independence"
+
+
+def _workers(jobs, ds: Dataset, scheduler) -> int:
+    if scheduler is not None:
+        return 1
+    if jobs is not None:
+        return int(jobs)
+    return 1 if ds.n * ds.N <= SERIAL_CELLS else min(default_jobs(), ds.n)
+
+
+def _explore_options(strategy, time_per_variable, max_evaluations, max_candidates, extra, n, workers):
+    fields = dict(extra or {})
+    unknown = set(fields) - {"pool_extra", "max_pool", "heap_cap", "pairs_share"}
+    if unknown:
+        raise InputError(f"unknown explore option(s): {', '.join(sorted(unknown))}")
+    if time_per_variable == "auto":
+        time_per_variable = min(1.0, max(0.05, AUTO_EXPLORE_SECONDS * workers / max(n, 1)))
+    elif time_per_variable is not None and not isinstance(time_per_variable, (int, float)):
+        raise InputError(f"time_per_variable must be seconds, 'auto' or None, got {time_per_variable!r}")
+    opts = ExploreOptions(time_per_variable=None if time_per_variable is None else float(time_per_variable),
+                          max_evaluations=max_evaluations,
+                          max_candidates=1000 if max_candidates is None else max_candidates, **fields)
+    return opts.validate()
+
+
+def _meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, results, cache, seconds, workers,
+          scheduler) -> dict[str, Any]:
     meta = {
         "score": str(score).lower(), "N": ds.N, "arities": [int(a) for a in ds.arities],
         "ess": float(ess) if kind == BDEU else None, "max_parents": max_parents,
-        "k_best": k, "source": ds.source, "dropped_rows": ds.dropped_rows,
-        "entropy_bound": entropy_bound,
+        "k_best": k, "source": ds.source, "dropped_rows": ds.dropped_rows, "explore": strategy,
         "scoring": {
-            "candidates_before": before, "candidates_after": cache.m,
+            "candidates_after": cache.m,
             "families_counted": sum(r["counted"] for r in results),
             "branches_cut": sum(r["cut"] for r in results),
-            "tw_bounds": sum(r["tw_bounds"] for r in results),
-            "joint_memo_hits": sum(r["joint_hits"] for r in results),
-            "entropy_rule_cuts": sum(r["entropy_cuts"] for r in results),
             "parent_limits": [r["limit"] for r in results],
-            "seconds": time.perf_counter() - t0, "jobs": int(jobs),
+            "seconds": seconds, "jobs": workers,
+            "scheduler": None if scheduler is None else str(getattr(scheduler, "scheduler", scheduler)),
         },
     }
-    if kb_info is not None:
-        meta["scoring"]["algorithm2"] = kb_info
-    if ordr is not None:
-        meta["order"] = [ds.names[i] for i in ordr]
-    cache.meta.update(meta)
-    return cache
+    sc = meta["scoring"]
+    if strategy == "exhaustive":
+        meta["entropy_bound"] = entropy_bound
+        L = ds.n - 1 if max_parents is None else int(max_parents)
+        sc.update(candidates_before=ds.n * _n_within(ds.n - 1, L),
+                  tw_bounds=sum(r["tw_bounds"] for r in results),
+                  joint_memo_hits=sum(r["joint_hits"] for r in results),
+                  entropy_rule_cuts=sum(r["entropy_cuts"] for r in results))
+    else:
+        stops: dict[str, int] = {}
+        for r in results:
+            stops[r["stop"]] = stops.get(r["stop"], 0) + 1
+        sc.update(time_per_variable=opts.time_per_variable, max_evaluations=opts.max_evaluations,
+                  max_candidates=opts.max_candidates, sets_evaluated=sum(r["evaluated"] for r in results),
+                  pool_sizes=[r["pool"] for r in results], stopped=stops,
+                  explore_seconds=sum(r["seconds"] for r in results))
+    return meta
 
 
-def _largest_first(ds: Dataset) -> list[int]:
-    return list(range(ds.n))
+def _n_within(m: int, L: int) -> int:
+    """Number of subsets of at most ``L`` of ``m`` items (stops counting past 10^18)."""
+    total = 0
+    for j in range(0, min(m, L) + 1):
+        total += math.comb(m, j)
+        if total > 10**18:
+            break
+    return total
 
 
 def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
@@ -398,25 +261,3 @@ def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
     flat = np.concatenate(all_items).astype(np.int32) if all_items else np.zeros(0, np.int32)
     return ScoreCache(ds.names, np.array(offsets), np.concatenate(all_scores), ptr,
                       flat, meta={}, source=ds.source)
-
-
-def _progress_fn(progress):
-    if progress is None or progress is False:
-        return None
-    if callable(progress):
-        return progress
-    start = time.perf_counter()
-    live = sys.stderr.isatty()
-    last = [start]
-
-    def bar(done: int, total: int, name: str) -> None:
-        now = time.perf_counter()
-        if not live and done != total and now - last[0] < 5.0:
-            return  # not a terminal (log file, CI): a line every 5 s and at the end
-        last[0] = now
-        w = 30
-        f = int(w * done / max(total, 1))
-        line = f"scoring [{'#' * f}{'.' * (w - f)}] {done}/{total} {now - start:6.1f}s {name[:20]:<20}"
-        sys.stderr.write(("\r" + line + ("\n" if done == total else "")) if live else line + "\n")
-        sys.stderr.flush()
-    return bar

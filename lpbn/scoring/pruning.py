@@ -115,8 +115,9 @@ def _key(items, d, B):
 
 
 @numba.njit(cache=True)
-def _bound(kind, ll_ub, qC, rx, cellsT, N):
-    """Upper bound on the score of every S ⊇ T ∪ {q} (see the module docstring, rule d)."""
+def superset_bound(kind, ll_ub, qC, rx, cellsT, N):
+    """Upper bound on the score of every S ⊇ T ∪ {q} (see the module docstring, rule d):
+    ``ll_ub`` bounds LL(X|S), ``qC`` = q of T ∪ {q}, ``cellsT`` = non-empty cells of (T, X)."""
     if kind == 3:
         b2 = -math.log(rx) * cellsT if rx > 1 else 0.0
         return min(ll_ub, b2)
@@ -357,7 +358,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
             ref = gbest
         tol = 1e-9 * (1.0 + abs(ref))
         # --- branch bound (eqs. 12-13): every S with C ⊆ S ⊆ T ∪ W
-        ub = _bound(kind, ll_all, qC, rx, nzd[d], N) if use_bnb else np.inf
+        ub = superset_bound(kind, ll_all, qC, rx, nzd[d], N) if use_bnb else np.inf
         if ub < ref - tol:
             stats[1] += 1
             continue
@@ -375,7 +376,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
                 lltw[d] = llt
                 has_tw[d] = True
                 stats[2] += 1
-            ub = _bound(kind, lltw[d], qC, rx, nzd[d], N)
+            ub = superset_bound(kind, lltw[d], qC, rx, nzd[d], N)
             if ub < ref - tol:
                 stats[1] += 1
                 continue
