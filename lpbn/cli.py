@@ -20,6 +20,7 @@ COMMANDS = {
     "convert": "lpbn.commands.convert",
     "solve": "lpbn.commands.solve",
     "score": "lpbn.commands.score",
+    "sample": "lpbn.commands.sample",
     "check": "lpbn.commands.check",
     "gap": "lpbn.commands.gap",
     "export": "lpbn.commands.export",
