@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import numba
 import numpy as np
 
 from ..errors import DataFileError
@@ -187,33 +188,36 @@ def _read_path(path: Path, *, header, drop_missing, arities, format, names) -> D
 
 
 def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | None:
-    """Vectorised path for the common case: a comma-separated table of integers (optionally
-    with a header line).  Returns None whenever anything is unusual (the general parser then
-    reports precise errors)."""
-    lines = text.splitlines()
-    first_i = next((i for i, ln in enumerate(lines) if ln.strip()), None)
-    if first_i is None:
+    """Vectorised path for the common case: a comma-separated table of non-negative integers
+    (optionally with a header line), parsed by a numba kernel over the bytes (no Python
+    string per value, so 10,000 x 5,000 tables read in seconds).  Returns None whenever
+    anything is unusual (the general parser then reports precise errors)."""
+    first_end = 0
+    while True:   # the first non-blank line
+        nl = text.find("\n", first_end)
+        line = text[first_end:] if nl < 0 else text[first_end:nl]
+        if line.strip() or nl < 0:
+            break
+        first_end = nl + 1
+    if "," not in line:
         return None
-    head_rows = _split_rows("\n".join(lines[first_i:first_i + 1002]), src, False)
-    if not head_rows or "," not in lines[first_i]:
+    head_text = "\n".join(text[first_end:first_end + 2_000_000].split("\n", 1001)[:1001])
+    head_rows = _split_rows(head_text, src, False)
+    if not head_rows:
         return None
     n = len(head_rows[0][1])
     if header is None:
         header = _looks_like_header(head_rows[0][1], [r for _, r in head_rows[1:1001]])
-    body_start = first_i + 1 if header else first_i
-    body = "\n".join(lines[body_start:])
-    if not _INT_TABLE.fullmatch(body):
-        return None
-    flat = body.replace("\r", "").replace(" ", "").replace("\t", "")
-    if ",," in flat or "\n," in flat or ",\n" in flat or flat.startswith(",") or flat.endswith(","):
-        return None
-    toks = body.replace(",", " ").split()
-    nrows = sum(1 for ln in lines[body_start:] if ln.strip())
-    if nrows == 0 or len(toks) != nrows * n:
-        return None
+    body_start = first_end
+    if header:
+        nl = text.find("\n", first_end)
+        body_start = len(text) if nl < 0 else nl + 1
     try:
-        table = np.array(toks, dtype=np.int64).reshape(nrows, n)
-    except (ValueError, OverflowError):
+        buf = np.frombuffer(text[body_start:].encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return None
+    table = _parse_int_table(buf, n)
+    if table is None:
         return None
     if header:
         hdr = head_rows[0][1]
@@ -224,7 +228,91 @@ def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | 
     return out
 
 
-_INT_TABLE = re.compile(r"[0-9,\s]*")
+def _parse_int_table(buf: np.ndarray, n: int) -> np.ndarray | None:
+    rows = _count_rows(buf)
+    if rows == 0:
+        return None
+    table = np.empty((rows, n), dtype=np.int64)
+    ok = _fill_int_table(buf, table)
+    return table if ok else None
+
+
+_MAX_STATE = 2**31 - 1
+
+
+@numba.njit(cache=True)
+def _count_rows(buf):
+    """Non-blank lines of the buffer."""
+    rows = 0
+    content = False
+    for b in buf:
+        if b == 10:
+            if content:
+                rows += 1
+            content = False
+        elif b != 13 and b != 32 and b != 9:
+            content = True
+    if content:
+        rows += 1
+    return rows
+
+
+@numba.njit(cache=True)
+def _fill_int_table(buf, table):
+    """Parse rows of comma-separated non-negative integers (spaces, tabs and CR around values
+    allowed, blank lines skipped) into ``table``; False on anything else (an empty field, a
+    wrong number of fields, another character, a value above 2^31 - 1)."""
+    rows, n = table.shape
+    r = 0
+    c = 0
+    v = 0
+    digits = 0
+    content = False
+    for b in buf:
+        if 48 <= b <= 57:
+            if digits > 0 and not content:
+                return False    # digits separated by blanks within one field
+            v = v * 10 + (b - 48)
+            digits += 1
+            content = True
+            if v > _MAX_STATE:
+                return False
+        elif b == 44:   # ','
+            if digits == 0 or c >= n - 1:
+                return False
+            table[r, c] = v
+            c += 1
+            v = 0
+            digits = 0
+            content = False
+        elif b == 10:   # end of line
+            if digits == 0:
+                if c == 0:
+                    continue    # blank line
+                return False
+            if c != n - 1:
+                return False
+            table[r, c] = v
+            r += 1
+            c = 0
+            v = 0
+            digits = 0
+            content = False
+        elif b == 13 or b == 32 or b == 9:
+            if digits > 0:
+                content = False   # a blank after a value: only a separator may follow
+        else:
+            return False
+    if digits > 0:
+        if c != n - 1:
+            return False
+        table[r, c] = v
+        r += 1
+    elif c != 0:
+        return False
+    return r == rows
+
+
 
 
 def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,

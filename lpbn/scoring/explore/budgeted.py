@@ -50,8 +50,8 @@ def _pool(cand: np.ndarray, s_score: np.ndarray, gain: np.ndarray, score0: float
 def _ll_of(ctx, x: int, variables: np.ndarray) -> float:
     """LL(X | variables): an upper bound on LL(X | S) for every S within them."""
     cnt, pac, mapbuf = ctx.buffers()
-    codes, _ = set_codes(ctx.cols, ctx.arities, variables.astype(np.int64), ctx.qlimit_cells // 2, mapbuf)
     rx = int(ctx.arities[x])
+    codes, _ = set_codes(ctx.cols, ctx.arities, variables.astype(np.int64), max(1, ctx.qlimit_cells // rx), mapbuf)
     ll, _, _ = family_stats(codes, ctx.cols[x], rx, cnt, pac, ctx.lgt, False, 1.0, 1.0)
     return float(ll)
 
@@ -124,8 +124,9 @@ def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t
     max_evals = np.iinfo(np.int64).max if opts.max_evaluations is None else int(opts.max_evaluations)
     deadline = np.inf if opts.time_per_variable is None else t0 + float(opts.time_per_variable)
     cnt, pac, mapbuf = ctx.buffers()
+    qlimit = max(1, ctx.qlimit_cells // int(ctx.arities[x]))   # codes * r_X must fit the count buffer
     common = (fr.slot_owner, fr.slot_codes, fr.slot_q, ctx.cols, ctx.arities, x, kind, ctx.ess, ctx.lgt,
-              ctx.qlimit_cells, cnt, pac, mapbuf)
+              qlimit, cnt, pac, mapbuf)
     cursor = np.zeros(2, dtype=np.int64)
     pos = np.full(ctx.n, -1, dtype=np.int64)
     if strategy == "sequential":

@@ -82,11 +82,11 @@ def push_expansions(cf, ci, ch, tk, tv, hk, hb, ha, st, thr, j, pool, gain, sing
 @numba.njit(cache=True)
 def start(cf, ci, ch, tk, tv, hk, hb, ha, st, thr, pool_rows, pool, gain, single_score, arities, x, z,
           kind, ll_ub, cg, rmin, limit, n, N):
-    """Push the expansions of every single parent of the pool (all pairs, by BIC*)."""
+    """Push the expansions of the given rows (sets within the pool) below the size limit."""
     mark = np.zeros(n, dtype=np.int64)
     items = np.empty(limit + 2, dtype=np.int64)
-    if limit >= 2:
-        for t in range(pool_rows.shape[0]):
+    for t in range(pool_rows.shape[0]):
+        if ci[pool_rows[t], F.I_SIZE] < limit:
             tk, tv = push_expansions(cf, ci, ch, tk, tv, hk, hb, ha, st, thr, pool_rows[t], pool, gain,
                                      single_score, arities, x, z, kind, ll_ub, cg, rmin, N, mark, items)
     return tk, tv
