@@ -367,3 +367,25 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
         assert abs(v1 - v2) <= 1e-7 * max(1.0, abs(v2))
         assert len(lam1) == state.K and np.all(lam1[~pooled.in_lp] == 0)
         saved = pooled.get_basis()
+
+
+@pytest.mark.parametrize("n,seed,polish", [(7, 1, True), (8, 4, False), (9, 6, True), (8, 9, False)])
+def test_csr_membership_tests_match_bitsets(monkeypatch, n, seed, polish):
+    """Wide caches test cluster membership on CSR parent lists: same sweeps, same optimum."""
+    import lpbn.dual.state as state_mod
+    cache = random_cache(n, seed=seed, density=0.5, integer_scores=seed % 2 == 0)
+    exact = lpbn.solve(cache, method="dp").score
+    a = DualState(cache)
+    monkeypatch.setattr(state_mod, "CSR_MIN_WORDS", 1)
+    b = DualState(cache)
+    assert b.bits.shape[0] == 0 and a.bits.shape[0] == cache.m
+    for members in ([0, 1], [1, 2, 3], list(range(n))):
+        a.add_cluster(members)
+        b.add_cluster(members)
+    a.set_lambda(np.array([0.3, 1.2, 0.7]))
+    b.set_lambda(np.array([0.3, 1.2, 0.7]))
+    np.testing.assert_array_equal(a.adj, b.adj)
+    for _ in range(3):
+        assert a.sweep(np.arange(a.K)) == b.sweep(np.arange(b.K))
+    res = lpbn.solve(cache, method="dual", lp_polish=polish)
+    assert res.status == "optimal" and math.isclose(res.score, exact, rel_tol=1e-9)

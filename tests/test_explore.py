@@ -3,7 +3,6 @@ agreement with exhaustive enumeration when unbudgeted, reproducibility, schedule
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -14,7 +13,7 @@ from lpbn.errors import InputError
 from lpbn.scoring import read_data
 from lpbn.scoring.bitplanes import BitPlanes, single_parent_stats
 from lpbn.scoring.counting import family_stats, lg_table
-from lpbn.scoring.scores import AIC, BDEU, BIC, KINDS
+from lpbn.scoring.scores import AIC, BDEU, KINDS
 
 BUDGETED = ("independence", "greedy", "sequential")
 

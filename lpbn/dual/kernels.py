@@ -11,6 +11,11 @@ is ``k λ_C``, the dual of the k-cluster row ``sum_{i∈C} sum_{s: |s∩C|<k} η
 ``allowed`` (bool per candidate) carries the branch-and-bound restrictions (§6); ``adj``
 is kept for every candidate so a child only needs a new mask.  Clusters are ``(K, W)``
 uint64 bitsets with a members CSR (``cptr``, ``citems``).
+
+Membership tests ``|s_j ∩ C|`` use the candidates' bitsets ``bits`` (one AND per word) or,
+when ``bits`` has no rows, their CSR parent lists ``ptr``/``items`` (one bit test per parent):
+with thousands of variables a bitset is a hundred words for a set of a few parents (see
+:data:`lpbn.dual.state.CSR_MIN_WORDS`).
 """
 
 from __future__ import annotations
@@ -24,19 +29,22 @@ MAX_K = 7
 
 
 @numba.njit(cache=True, inline="always")
-def _disjoint(bits, j, cbits, c):
-    for w in range(bits.shape[1]):
-        if bits[j, w] & cbits[c, w]:
-            return False
-    return True
-
-
-@numba.njit(cache=True, inline="always")
-def _active(bits, j, cbits, c, k):
+def _active(bits, ptr, items, j, cbits, c, k):
     """I_C(s_j) for a k-cluster: |s_j ∩ C| < k (k = 1: s_j ∩ C = ∅)."""
-    if k == 1:
-        return _disjoint(bits, j, cbits, c)
     inside = 0
+    if bits.shape[0] == 0:
+        for a in range(ptr[j], ptr[j + 1]):
+            v = items[a]
+            if (cbits[c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1):
+                inside += 1
+                if inside >= k:
+                    return False
+        return True
+    if k == 1:
+        for w in range(bits.shape[1]):
+            if bits[j, w] & cbits[c, w]:
+                return False
+        return True
     for w in range(bits.shape[1]):
         x = bits[j, w] & cbits[c, w]
         while x:
@@ -48,7 +56,7 @@ def _active(bits, j, cbits, c, k):
 
 
 @numba.njit(cache=True)
-def recompute_adj(bits, offsets, cbits, ck, cptr, citems, lam, adj):
+def recompute_adj(bits, ptr, items, offsets, cbits, ck, cptr, citems, lam, adj):
     """adj[j] = sum_{C ∋ family(j)} λ_C I_C(s_j) from scratch (no drift)."""
     adj[:] = 0.0
     for c in range(lam.shape[0]):
@@ -58,7 +66,7 @@ def recompute_adj(bits, offsets, cbits, ck, cptr, citems, lam, adj):
         for t in range(cptr[c], cptr[c + 1]):
             i = citems[t]
             for j in range(offsets[i], offsets[i + 1]):
-                if _active(bits, j, cbits, c, ck[c]):
+                if _active(bits, ptr, items, j, cbits, c, ck[c]):
                     adj[j] += lc
 
 
@@ -86,7 +94,7 @@ def dual_value(M, lam, ck):
 
 
 @numba.njit(cache=True)
-def cd_sweep(scores, bits, offsets, allowed, cbits, ck, cptr, citems, lam, adj, M, arg, flips, order):
+def cd_sweep(scores, bits, ptr, items, offsets, allowed, cbits, ck, cptr, citems, lam, adj, M, arg, flips, order):
     """One block coordinate descent sweep over the clusters in ``order`` (eqs. 9-11).
 
     For cluster C: W^1_{C;i} and W^0_{C;i} (eqs. 10-11) over the allowed candidates with
@@ -112,7 +120,7 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, ck, cptr, citems, lam, adj, 
             for j in range(offsets[i], offsets[i + 1]):
                 if not allowed[j]:
                     continue
-                if _active(bits, j, cbits, c, k):
+                if _active(bits, ptr, items, j, cbits, c, k):
                     v = scores[j] + adj[j] - lc
                     if v > w1:
                         w1 = v
@@ -151,11 +159,11 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, ck, cptr, citems, lam, adj, 
         lam[c] = new
         for t in range(cptr[c], cptr[c + 1]):
             i = citems[t]
-            before_one = arg[i] >= 0 and _active(bits, arg[i], cbits, c, k)
+            before_one = arg[i] >= 0 and _active(bits, ptr, items, arg[i], cbits, c, k)
             best = NEG
             a = -1
             for j in range(offsets[i], offsets[i + 1]):
-                if _active(bits, j, cbits, c, k):
+                if _active(bits, ptr, items, j, cbits, c, k):
                     adj[j] += delta
                 if allowed[j]:
                     v = scores[j] + adj[j]
@@ -164,13 +172,13 @@ def cd_sweep(scores, bits, offsets, allowed, cbits, ck, cptr, citems, lam, adj, 
                         a = j
             M[i] = best
             arg[i] = a
-            if a >= 0 and not before_one and _active(bits, a, cbits, c, k):
+            if a >= 0 and not before_one and _active(bits, ptr, items, a, cbits, c, k):
                 flips[i] += 1
     return True
 
 
 @numba.njit(cache=True)
-def subgradient_step(bits, cbits, ck, cptr, citems, lam, arg, eps):
+def subgradient_step(bits, ptr, items, cbits, ck, cptr, citems, lam, arg, eps):
     """Eqs. 12-13 at the current maximisers ŝ_i = arg[i]; returns how many λ_C moved.
 
     The subgradient of eq. 8 in λ_C is sum_{i∈C} I_C(ŝ_i) - k_C: λ_C rises when fewer
@@ -181,7 +189,7 @@ def subgradient_step(bits, cbits, ck, cptr, citems, lam, arg, eps):
         k = ck[c]
         for t in range(cptr[c], cptr[c + 1]):
             a = arg[citems[t]]
-            if a >= 0 and _active(bits, a, cbits, c, k):
+            if a >= 0 and _active(bits, ptr, items, a, cbits, c, k):
                 cnt += 1
         if cnt < k:
             lam[c] += eps
@@ -269,6 +277,17 @@ def regret_order(vals, allowed, offsets, family, sizes, inv_ptr, inv_items):
 
 
 # ---------------------------------------------------------------------- separation (§5.3)
+@numba.njit(cache=True, inline="always")
+def _contains(bits, ptr, items, j, w, b, p):
+    """p ∈ s_j (bitset word ``w``, bit ``b``; or the CSR list when ``bits`` has no rows)."""
+    if bits.shape[0] == 0:
+        for a in range(ptr[j], ptr[j + 1]):
+            if items[a] == p:
+                return True
+        return False
+    return (bits[j, w] & b) != 0
+
+
 @numba.njit(cache=True)
 def edge_deltas(scores, adj, allowed, offsets, pset_ptr, pset_items, bits, M, arg):
     """Positive δ_ji of eqs. 18-19 as an edge list (j, i, δ).
@@ -292,7 +311,7 @@ def edge_deltas(scores, adj, allowed, offsets, pset_ptr, pset_items, bits, M, ar
             b = np.uint64(1) << np.uint64(p & 63)
             best = NEG
             for j in range(offsets[i], offsets[i + 1]):
-                if allowed[j] and (bits[j, w] & b) == 0:
+                if allowed[j] and not _contains(bits, pset_ptr, pset_items, j, w, b, p):
                     v = scores[j] + adj[j]
                     if v > best:
                         best = v

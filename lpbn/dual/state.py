@@ -23,6 +23,11 @@ from ..clusters import ClusterFamily
 from . import kernels as K
 
 
+#: Caches over at least this many 64-bit words per set (n >= 64 * CSR_MIN_WORDS - 63 variables)
+#: test cluster membership on the CSR parent lists instead of bitsets (see :mod:`.kernels`).
+CSR_MIN_WORDS = 4
+
+
 class DualState:
     """Dual variables and cached maxima over a fixed cache (see module docstring)."""
 
@@ -31,7 +36,8 @@ class DualState:
         self.n = cache.n
         self.W = cache.words
         self.scores = cache.scores
-        self.bits = cache.bits
+        # candidates' bitsets for the membership tests, or none (CSR tests) on wide caches
+        self.bits = cache.bits if self.W < CSR_MIN_WORDS else np.zeros((0, self.W), dtype=np.uint64)
         self.offsets = cache.offsets
         self.family = cache.family
         self.sizes = cache.sizes
@@ -125,7 +131,7 @@ class DualState:
 
     def refresh(self) -> None:
         """Recompute ``adj`` from λ exactly (removes floating drift) and the maxima."""
-        K.recompute_adj(self.bits, self.offsets, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.adj)
+        K.recompute_adj(self.bits, self.pset_ptr, self.pset_items, self.offsets, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.adj)
         K.node_maxima(self.scores, self.adj, self.allowed, self.offsets, self.M, self.arg)
 
     def value(self) -> float:
@@ -146,7 +152,7 @@ class DualState:
             return self.value()
         if order is None:
             order = np.arange(self.K, dtype=np.int64)
-        ok = K.cd_sweep(self.scores, self.bits, self.offsets, self.allowed, self.cbits, self.ck, self.cptr,
+        ok = K.cd_sweep(self.scores, self.bits, self.pset_ptr, self.pset_items, self.offsets, self.allowed, self.cbits, self.ck, self.cptr,
                         self.citems, self.lam, self.adj, self.M, self.arg, self.flips, order)
         self.sweeps += 1
         return self.value() if ok else -math.inf
@@ -155,7 +161,7 @@ class DualState:
         """Normalised subgradient step (eqs. 12-13) with step ``eps``; refreshes adj."""
         if self.K == 0:
             return 0
-        moved = K.subgradient_step(self.bits, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.arg,
+        moved = K.subgradient_step(self.bits, self.pset_ptr, self.pset_items, self.cbits, self.ck, self.cptr, self.citems, self.lam, self.arg,
                                    float(eps))
         self.subgradient_steps += 1
         if moved:

@@ -17,7 +17,7 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from .context import ExploreOptions, ScoringContext
 from .data import Dataset, read_data
-from .explore import BUDGETED, STRATEGIES
+from .explore import STRATEGIES
 from .kbest import algorithm2_bounds
 from .parallel import default_jobs, explore_all, progress_bar
 from .pruning import tian_global_bound
