@@ -242,6 +242,17 @@ class ScoreCache:
                 self._lookup[int(self.family[j])][self.parents(j)] = j
         return self._lookup[i].get(tuple(sorted(int(p) for p in parents)))
 
+    def indices_of(self, parents: Sequence[Iterable[int]]) -> np.ndarray:
+        """Global candidate index of every variable's parent set ``parents[i]`` (-1 where it is
+        not a candidate); one scan of the CSR arrays, no per-candidate Python objects."""
+        sets = [sorted(int(p) for p in ps) for ps in parents]
+        if len(sets) != self.n:
+            raise ValueError(f"{len(sets)} parent sets for {self.n} variables")
+        tptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum([len(ps) for ps in sets], out=tptr[1:])
+        titems = np.array([p for ps in sets for p in ps], dtype=np.int32)
+        return _find_candidates(self.offsets, self.pset_ptr, self.pset_items, tptr, titems)
+
     def local_score(self, i: int, parents: Iterable[int]) -> float | None:
         """Local score of ``i`` with ``parents``, or None when that set is not a candidate."""
         j = self.candidate_index(i, parents)
@@ -374,6 +385,26 @@ class ScoreCache:
 
 
 # ---------------------------------------------------------------------- numba kernels
+@numba.njit(cache=True)
+def _find_candidates(offsets, ptr, items, tptr, titems):
+    n = offsets.shape[0] - 1
+    out = np.full(n, -1, dtype=np.int64)
+    for i in range(n):
+        k = tptr[i + 1] - tptr[i]
+        for j in range(offsets[i], offsets[i + 1]):
+            if ptr[j + 1] - ptr[j] != k:
+                continue
+            same = True
+            for a in range(k):
+                if items[ptr[j] + a] != titems[tptr[i] + a]:
+                    same = False
+                    break
+            if same:
+                out[i] = j
+                break
+    return out
+
+
 @numba.njit(cache=True)
 def _gather_csr(ptr, items, order, new_ptr):
     out = np.empty(new_ptr[-1], dtype=np.int32)

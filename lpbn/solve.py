@@ -28,6 +28,8 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "highs": "lpbn.highs.ilp:solve_highs",
     "pulp-cbc": "lpbn.highs.pulp_model:solve_pulp_cbc",
     "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
+    "obs": "lpbn.certified:solve_obs",
+    "asobs": "lpbn.certified:solve_asobs",
 }
 
 #: ``method="auto"`` is a portfolio chosen from the benchmarks in results/ (bfbnb, highs, dual):

@@ -97,7 +97,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
         t += 1
         st.rounds = t
         round_start = best_v
-        cap = 200 if not lp_polish else POLISH_SWEEPS if t == 1 else 1
+        cap = state.round_sweeps if not lp_polish else POLISH_SWEEPS if t == 1 else 1
         v = state.optimise(max_sweeps=int(min(cap, max(1, left()))), on_sweep=on_sweep, deadline=deadline,
                            first=new_from if lp_polish else 0)
         if v == -math.inf:

@@ -68,6 +68,8 @@ class DualState:
         self.primal_first = False             # with an LP point: primal + cycles each round
         self.k_max = 1                        # k-cluster separation up to this k (1: none)
         self.kcluster_growth = True           # k-clusters also by greedy growth (else binding clusters only)
+        self.max_new = 200                    # clusters added per separation round
+        self.round_sweeps = 200               # CD sweeps per relaxation round (without the LP polish)
         if clusters is not None:
             rows = clusters.bits if isinstance(clusters, ClusterFamily) else np.asarray(clusters, np.uint64)
             for row in rows:
@@ -209,10 +211,13 @@ class DualState:
         return self.value()
 
     # ------------------------------------------------------------------ separation (§5.3)
-    def separate(self, *, max_new: int = 200, grow: bool = True, deadline: float = math.inf,
+    def separate(self, *, max_new: int | None = None, grow: bool = True, deadline: float = math.inf,
                  max_fw: int = 400) -> int:
         """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
-        then, if none, greedily grown clusters (eq. 20).  Returns how many were added."""
+        then, if none, greedily grown clusters (eq. 20); at most ``max_new`` (default
+        ``self.max_new``).  Returns how many were added."""
+        if max_new is None:
+            max_new = self.max_new
         eta = self.eta
         if eta is not None and self.primal_first:
             added = self._separate_primal(max_new, deadline, subip=False)

@@ -1,0 +1,156 @@
+"""A heuristic DAG with a proven upper bound: ordering search, then the dual LP bound.
+
+Scanagatta et al. 2015 (§4) find good networks on thousands of variables with ASOBS, but
+cannot say how far from optimal they are.  ``method="asobs"`` (and ``"obs"``) here spend one
+time budget on two things, one after the other:
+
+1. **search** (a share ``search_share`` of the time, default half): the ordering search of
+   :mod:`lpbn.ordering` finds the DAG;
+2. **bound** (the rest): the Jaakkola et al. 2010 cluster LP solved in the dual
+   (:mod:`lpbn.dual`), with the search's DAG as its incumbent, gives a valid upper bound on
+   every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
+   and bound may even close the gap, and the status becomes ``optimal``.
+
+The reported score is the better of the two phases' DAGs, the bound the smaller of the
+dual's and the trivial bound (each variable's best score).  Without a time limit the search
+uses its default stopping rule and the bound phase gets the same split of the time the search
+took (``bound_seconds = search_seconds x (1 - share) / share``).  ``bound="trivial"`` (or a
+number, or a function of the cache, giving a known valid bound) skips the dual: the search
+then has the whole budget (:func:`lpbn.ordering.method.solve_ordering`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from .cache import ScoreCache
+from .errors import InputError
+from .ordering.method import solve_ordering, trivial_bound
+from .ordering.search import ordering_search
+from .result import OPTIMAL, SolveResult, relative_gap
+from .solve import SolveControl
+
+#: Default share of the time budget spent on the ordering search (the rest bounds).
+SEARCH_SHARE = 0.5
+#: Above this many variables the dual runs without its own ordering local search (the
+#: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
+DUAL_LOCAL_SEARCH_MAX_N = 1000
+BOUNDS = ("dual", "trivial")
+SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window"}
+
+
+def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
+                    bound: Any = "dual", dual_options: dict[str, Any] | None = None,
+                    **search_options: Any) -> SolveResult:
+    """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
+    within ``control``'s limits (see the module docstring).  ``search_options`` go to
+    :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
+    kick, kicks, window), ``dual_options`` to the dual."""
+    if isinstance(bound, str) and bound not in BOUNDS:
+        raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
+                         f"function of the cache, got {bound!r}")
+    if not (isinstance(bound, str) and bound == "dual"):
+        return solve_ordering(cache, control, rule, bound=None if bound == "trivial" else bound, **search_options)
+    try:
+        share_ok = 0.0 < float(search_share) <= 1.0
+    except (TypeError, ValueError):
+        share_ok = False
+    if not share_ok:
+        raise InputError(f"method {rule!r}: search_share must be in (0, 1], got {search_share!r}")
+    if dual_options is not None and not isinstance(dual_options, dict):
+        raise InputError(f"method {rule!r}: dual_options must be a dict of options of method 'dual'")
+    cache = cache.prune_dominated()
+    trivial = trivial_bound(cache)
+    control.improved(bound=trivial)
+    search = _search(cache, control, rule, float(search_share), search_options)
+    best_choice, best = search.choice, search.score
+    control.improved(best=best)
+    stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": best,
+                             "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
+                             "search_share": float(search_share), "bound_method": bound}
+    ub = trivial
+    dual = None
+    if relative_gap(best, ub) > control.tolerance and not _stopped(control):
+        dual = _bound(cache, control, search, float(search_share), dual_options or {})
+        ub = min(ub, dual.upper_bound)
+        stats.update(dual=dual.stats, dual_score=dual.score, bound_seconds=dual.seconds,
+                     dual_status=dual.status)
+        if dual.dag is not None and dual.score > best:
+            best_choice, best = cache.indices_of(dual.dag.parents), dual.score
+    ub = max(ub, best)
+    control.improved(best=best, bound=ub)
+    status, message = _status(control, search, dual, best, ub)
+    dag = search.dag(cache) if best_choice is search.choice else _dag(cache, best_choice)
+    return SolveResult(dag=dag, score=best, upper_bound=ub, status=status, method=rule, stats=stats,
+                       message=message)
+
+
+def _search(cache, control, rule, share, options):
+    """The search phase: a share of the time limit (all of it when share is 1)."""
+    limit = None if control.time_limit is None else share * control.remaining()
+    sub = SolveControl(time_limit=limit, gap_limit=control.gap_limit, node_limit=control.node_limit,
+                       callback=lambda info: control.improved(best=info["best"]), tolerance=control.tolerance)
+    sub.improved(bound=control.bound)
+    unknown = set(options) - SEARCH_OPTIONS
+    if unknown:
+        raise InputError(f"method {rule!r} got unknown option(s): {', '.join(sorted(unknown))}")
+    return ordering_search(cache, rule, control=sub, **options)
+
+
+def _bound(cache, control, search, share, options):
+    """The bound phase: the dual with the search's DAG as incumbent, for the time left (or,
+    without a time limit, the search's time scaled to the split)."""
+    from .dual.solver import solve_dual
+    if control.time_limit is not None:
+        limit = control.remaining()
+    else:
+        limit = (search.stats.get("seconds") or 0.0) * (1.0 - share) / share if share < 1 else 0.0
+    sub = SolveControl(time_limit=max(limit, 0.0), gap_limit=control.gap_limit, tolerance=control.tolerance,
+                       callback=lambda info: control.improved(best=info["best"], bound=info["bound"]),
+                       progress=control.progress)
+    opts = dict(options)
+    if cache.n > DUAL_LOCAL_SEARCH_MAX_N:
+        opts.setdefault("local_search", 0.0)
+    t0 = time.perf_counter()
+    res = solve_dual(cache, sub, prune=False, incumbent=search.dag(cache), **opts)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _stopped(control) -> bool:
+    return control.stop_reason is not None or (control.time_limit is not None and control.remaining() <= 0)
+
+
+def _status(control, search, dual, best, ub) -> tuple[str, str]:
+    """Optimal only when the bound proves it; else the limit that ended the run."""
+    gap = relative_gap(best, ub)
+    if gap <= control.tolerance:
+        return OPTIMAL, "the score reaches the dual bound: optimal"
+    note = f"best DAG found, within a proven relative gap of {gap:.3g} of the cache's optimum"
+    if control.gap_limit is not None and gap <= control.gap_limit:
+        return "gap_limit", note
+    if search.stop == "interrupted" or (dual is not None and dual.status == "interrupted"):
+        return "interrupted", note
+    if control.time_limit is None and search.stop in ("max_restarts", "patience", "node_limit"):
+        return "node_limit", (f"{note} (the search stopped at its restart budget, the bound after its "
+                              "share of that time)")
+    return "time_limit", note
+
+
+def _dag(cache, choice):
+    from .result import DAG
+    return DAG(cache.names, [cache.parents(int(j)) for j in choice])
+
+
+def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
+    """``method="asobs"``: ASOBS (Scanagatta et al. 2015, §4) plus the dual bound."""
+    return solve_certified(cache, control, "asobs", **options)
+
+
+def solve_obs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
+    """``method="obs"``: OBS (Teyssier & Koller 2005) plus the dual bound."""
+    return solve_certified(cache, control, "obs", **options)
+
+
+__all__ = ["solve_certified", "solve_asobs", "solve_obs", "SEARCH_SHARE"]

@@ -1,0 +1,85 @@
+"""method="asobs"/"obs": ordering search plus the dual bound in one time budget (lpbn.certified)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import lpbn
+from lpbn.errors import InputError
+from lpbn.ordering import trivial_bound
+from lpbn.testing import random_cache, random_sparse_cache
+
+
+@pytest.mark.parametrize("rule", ["asobs", "obs"])
+@pytest.mark.parametrize("seed", range(4))
+def test_bound_is_valid_and_closes_small_caches(rule, seed):
+    c = random_cache(8, seed=seed, density=0.6, integer_scores=seed % 2 == 1)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, rule, time_limit=30, max_restarts=5)
+    assert r.score <= opt + 1e-9 * abs(opt) <= r.upper_bound + 2e-9 * abs(opt)
+    assert r.upper_bound <= trivial_bound(c.prune_dominated()) + 1e-9
+    assert r.dag.is_acyclic() and c.dag_score(r.dag.parents) == pytest.approx(r.score)
+    assert r.status == "optimal" and r.score == pytest.approx(opt)   # the dual's B&B closes n = 8
+    for _, best, bound in r.trace:
+        assert best <= opt + 1e-9 * abs(opt) and bound >= opt - 1e-9 * abs(opt)
+
+
+def test_time_is_shared_and_status_is_honest():
+    c = random_sparse_cache(400, (30, 80), 4, seed=2)
+    r = lpbn.solve(c, "asobs", time_limit=4.0)
+    assert r.status in ("time_limit", "optimal")
+    assert r.stats["search_share"] == 0.5 and r.stats["bound_method"] == "dual"
+    assert r.stats["search_seconds"] <= 2.0 + 1.0
+    assert r.upper_bound >= r.score and math.isfinite(r.gap)
+    if r.status != "optimal":
+        assert "proven relative gap" in r.message
+    assert r.upper_bound <= r.stats["trivial_bound"]
+
+
+def test_without_time_limit_it_terminates_with_a_bound():
+    c = random_sparse_cache(150, (20, 40), 4, seed=5)
+    r = lpbn.solve(c, "asobs", max_restarts=3)
+    assert r.status in ("node_limit", "optimal")
+    assert r.upper_bound >= r.score and "bound_seconds" in r.stats
+
+
+def test_incumbent_is_passed_to_the_dual_and_trivial_bound_skips_it():
+    c = random_cache(9, seed=3, density=0.5)
+    t = lpbn.solve(c, "asobs", bound="trivial", max_restarts=3)
+    assert "dual" not in t.stats and t.upper_bound == pytest.approx(trivial_bound(c))
+    d = lpbn.solve(c, "asobs", max_restarts=3, time_limit=20)
+    assert d.stats["dual_score"] >= d.stats["search_score"] - 1e-9
+
+
+def test_dual_accepts_an_incumbent_dag():
+    c = random_cache(9, seed=11, density=0.5)
+    a = lpbn.solve(c, "asobs", bound="trivial", max_restarts=5)
+    r = lpbn.solve(c, "dual", incumbent=a.dag, node_limit=1)
+    assert r.score >= a.score - 1e-9
+    bad = lpbn.DAG(c.names, [[1], [0]] + [[] for _ in range(7)])
+    with pytest.raises(InputError):
+        lpbn.solve(c, "dual", incumbent=bad)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"bound": "lp"}, "bound must be"),
+    ({"search_share": 0.0}, "search_share"),
+    ({"search_share": "x"}, "search_share"),
+    ({"dual_options": 3}, "dual_options"),
+    ({"nonsense": 1}, "unknown option"),
+])
+def test_bad_options(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        lpbn.solve(random_cache(5, seed=0), "asobs", max_restarts=1, **kwargs)
+
+
+def test_indices_of_matches_candidate_index():
+    c = random_cache(7, seed=2, density=0.5)
+    parents = [c.parents(int(j)) for j in c.offsets[:-1]]
+    idx = c.indices_of(parents)
+    assert list(idx) == [c.candidate_index(i, ps) for i, ps in enumerate(parents)]
+    assert c.indices_of([(6,)] + [()] * 6)[0] in (-1, c.candidate_index(0, (6,)) or -1)
+    assert np.all(idx >= 0)
