@@ -10,9 +10,11 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lpbn.bench import BenchConfig, load_suite, run_suite, write_outputs
@@ -309,3 +311,44 @@ def test_plots_when_matplotlib_is_installed(tiny_suite, tmp_path):
     assert "![profile.png](profile.png)" in (out / "summary.md").read_text()
     data = json.loads((out / "results.json").read_text())
     assert data["rows"][0]["trace"] and math.isfinite(data["rows"][0]["trace"][-1][1])
+
+
+def test_synthetic_and_data_instances_report_networks(tmp_path):
+    """Instances learned from data: exploration, network score, bound, gap, RSS; synthetic ones
+    also the structural Hamming distance to the true network and its score."""
+    data = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(300, 6))
+    X[:, 1] = X[:, 0] ^ (rng.random(300) < 0.1)
+    np.savetxt(data, X, fmt="%d", delimiter=",")
+    suite = tmp_path / "s.toml"
+    suite.write_text(f'''name = "syn"
+methods = ["asobs"]
+time_limit = 5
+
+[[instance]]
+name = "syn-25"
+synthetic = {{ variables = 25, rows = 400, seed = 3 }}
+scoring = {{ score = "bic", explore = "independence", max_evaluations = 200, jobs = 1 }}
+time_limit = 8
+
+[[instance]]
+name = "csv"
+data = "{data}"
+scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs = 1 }}
+''')
+    out = tmp_path / "res"
+    peer = f"{sys.executable} -c \"print('BN score is -1.5')\" {{data}}"
+    assert main(["bench", str(suite), "--no-warmup", "-o", str(out), "-q", "--external", f"peer={peer}"]) == 0
+    rows = {(r["instance"], r["method"]): r for r in _rows(out, "syn")}
+    syn = rows[("syn-25", "asobs")]
+    truth = json.loads(syn["truth"])
+    assert syn["source"] == "synthetic" and int(truth["shd"]) >= 0 and truth["true_edges"] > 0
+    explore = json.loads(syn["explore"])
+    assert explore["strategy"] == "independence" and explore["truth_score"] < 0
+    assert float(syn["upper_bound"]) >= float(syn["score"]) and float(syn["score_peak_rss_mb"]) > 10
+    assert float(syn["time_limit"]) == 8.0 and float(rows[("csv", "asobs")]["time_limit"]) == 5.0
+    assert rows[("syn-25", "peer")]["status"] == "absent"        # no data file for {data}
+    assert rows[("csv", "peer")]["status"] == "finished" and float(rows[("csv", "peer")]["score"]) == -1.5
+    summary = (out / "syn" / "latest" / "summary.md").read_text()
+    assert "## Networks learned from data" in summary and "| syn-25 | asobs | independence |" in summary

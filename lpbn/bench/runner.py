@@ -39,8 +39,8 @@ DEFAULT_EXTERNAL_REGEX = r"BN score is\s+(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 
 CSV_COLUMNS = ("suite", "instance", "method", "kind", "status", "check", "n", "m", "score",
                "upper_bound", "gap", "optimum", "optimum_source", "seconds", "seconds_all",
-               "process_seconds", "read_seconds", "score_seconds", "peak_rss_mb", "time_limit",
-               "memory_limit_mb", "source", "message", "stats")
+               "process_seconds", "read_seconds", "score_seconds", "peak_rss_mb", "score_peak_rss_mb",
+               "time_limit", "memory_limit_mb", "source", "message", "stats", "explore", "truth")
 
 
 @dataclass
@@ -130,9 +130,9 @@ def _base_row(suite: Suite, e: Entry, method: str, kind: str, time_limit: float,
             "status": "", "check": "", "n": e.n, "m": None, "score": None, "upper_bound": None,
             "gap": None, "optimum": e.optimum, "optimum_source": e.optimum_source,
             "seconds": None, "seconds_all": [], "process_seconds": None, "read_seconds": None,
-            "score_seconds": None, "peak_rss_mb": None, "time_limit": time_limit,
+            "score_seconds": None, "peak_rss_mb": None, "score_peak_rss_mb": None, "time_limit": time_limit,
             "memory_limit_mb": memory_limit, "source": "", "message": "", "stats": {},
-            "trace": [], "problems": [], "_rtol": e.optimum_rtol}
+            "explore": None, "truth": None, "trace": [], "problems": [], "_rtol": e.optimum_rtol}
 
 
 def run_suite(suite: Suite, config: BenchConfig,
@@ -208,11 +208,11 @@ def _plan_sources(suite, entries, config, time_limit, memory_limit, methods, ext
     can_score = scoring_available()
     plan = []
     for e in entries:
-        use_data = (e.data is not None and config.source in ("auto", "data") and can_score
-                    and e.has_data())
+        use_data = ((e.data is not None or e.synthetic is not None) and config.source in ("auto", "data")
+                    and can_score and e.has_data())
         if use_data:
-            plan.append({"entry": e, "data": True, "file": None, "source": "data",
-                         "score_seconds": None, "fail": None})
+            plan.append({"entry": e, "data": True, "file": None, "source": "synthetic" if e.synthetic else "data",
+                         "score_seconds": None, "fail": None, "truth": None, "score_info": {}})
         elif config.source != "data" and e.has_file():
             plan.append({"entry": e, "data": False, "file": str(e.file), "source": "cache",
                          "score_seconds": None, "fail": None})
@@ -243,17 +243,24 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
     for k, p in enumerate(todo):
         e = p["entry"]
         out = workdir / f"scored-{k}.jkl"
-        job = {"kind": "score", "data": str(e.data), "scoring": e.scoring, "cache_out": str(out),
+        truth = workdir / f"truth-{k}.json"
+        job = {"kind": "score", "data": None if e.data is None else str(e.data), "synthetic": e.synthetic,
+               "truth_out": str(truth), "scoring": e.scoring, "cache_out": str(out),
                "memory_limit_mb": memory_limit, "plugins": config.plugins}
         timeout = hard_timeout(3600.0, 1, config.grace)
-        futures[pool.submit(run_worker, job, workdir, f"score-{k}", timeout, canceller)] = (p, out)
+        futures[pool.submit(run_worker, job, workdir, f"score-{k}", timeout, canceller)] = (p, out, truth)
     for fut in cf.as_completed(futures):
-        p, out = futures[fut]
+        p, out, truth = futures[fut]
         oc: ProcOutcome = fut.result()
         res = oc.result
         if res is not None and res.get("status") == "scored":
             p["file"] = str(out)
             p["score_seconds"] = res["score_seconds"]
+            p["score_info"] = {"explore": dict(res.get("explore") or {}, truth_score=res.get("truth_score"),
+                                               generate_seconds=res.get("generate_seconds")),
+                               "score_peak_rss_mb": oc.peak_rss_mb or res.get("score_peak_rss_mb")}
+            if p["entry"].synthetic:
+                p["truth"] = str(truth)
             progress.note(f"scored {p['entry'].name} from data: n={res['n']} "
                           f"m={res['m']} in {res['score_seconds']:.2f}s")
         else:
@@ -291,11 +298,15 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
     k = 0
     for p in plan:
         e: Entry = p["entry"]
+        limit = time_limit if (e.time_limit is None or config.time_limit) else float(e.time_limit)
         for m in list(methods) + list(externals):
             kind = "lpbn" if m in methods else "external"
-            row = _base_row(suite, e, m, kind, time_limit, memory_limit)
+            row = _base_row(suite, e, m, kind, limit, memory_limit)
             row["source"] = p["source"]
             row["score_seconds"] = p["score_seconds"]
+            info = p.get("score_info") or {}
+            row["explore"] = info.get("explore")
+            row["score_peak_rss_mb"] = info.get("score_peak_rss_mb")
             if p["fail"] is not None:
                 row["status"], row["message"] = p["fail"]
                 _finish(row, rows, progress, on_row)
@@ -308,14 +319,15 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
                 continue
             k += 1
             if kind == "lpbn":
-                job = {"kind": "solve", "file": p["file"], "method": m, "time_limit": time_limit,
+                job = {"kind": "solve", "file": p["file"], "method": m, "time_limit": limit,
                        "repeat": config.repeat, "options": suite.options.get(m, {}),
-                       "memory_limit_mb": memory_limit, "plugins": config.plugins}
+                       "memory_limit_mb": memory_limit, "plugins": config.plugins,
+                       "truth": p.get("truth")}
                 fut = pool.submit(_run_lpbn, job, row, workdir, f"run-{k}", config, canceller)
             else:
                 fut = pool.submit(_run_external, externals[m],
                                   config.external_regex.get(m, DEFAULT_EXTERNAL_REGEX), p["file"],
-                                  e, row, workdir, f"ext-{k}", config, time_limit, memory_limit,
+                                  e, row, workdir, f"ext-{k}", config, limit, memory_limit,
                                   canceller)
             futures[fut] = row
     for fut in cf.as_completed(futures):
@@ -342,7 +354,7 @@ def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
             row["status"], row["message"] = "interrupted", "bench interrupted"
         return row
     for key_ in ("status", "score", "upper_bound", "gap", "n", "m", "read_seconds", "stats",
-                 "trace", "message", "dag_problem", "seconds_all"):
+                 "trace", "message", "dag_problem", "seconds_all", "truth"):
         if key_ in res:
             row[key_] = res[key_]
     if res.get("traceback"):
@@ -355,7 +367,11 @@ def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
 def _run_external(template, regex, cache_file, e: Entry, row, workdir, key, config, time_limit,
                   memory_limit, canceller) -> dict[str, Any]:
     fields = {"cache": cache_file, "time_limit": f"{time_limit:g}", "memory_limit": memory_limit,
-              "name": e.name, "n": e.n if e.n is not None else ""}
+              "name": e.name, "n": e.n if e.n is not None else "",
+              "data": "" if e.data is None else str(e.data)}
+    if "{data}" in template and e.data is None:
+        row.update(status="absent", message="this instance has no data file for {data}")
+        return row
     try:
         argv = [tok.format(**fields) for tok in shlex.split(template)]
     except (KeyError, IndexError, ValueError) as exc:

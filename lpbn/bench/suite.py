@@ -23,11 +23,14 @@ A suite is read with the standard library's :mod:`tomllib`.  Schema (every key b
     file = "instances/alisterl__eBNSL/scores/wine.BIC.3"   # a score file (jkl, pss, .gz) ...
     data = "instances/alisterl__eBNSL/CSV/wine.csv"        # ... or data to score with
     scoring = { score = "bic", max_parents = 3 }           #     lpbn.score_data(data, **scoring)
+    # or: synthetic = { variables = 2000, rows = 5000, seed = 1 }  (lpbn.synthetic.random_dataset;
+    #     the true network is kept, and each DAG's structural Hamming distance to it reported)
     score_type = "BIC"
     n = 14
     optimum = -1258.44590861
     optimum_source = "GOBNILP (ANCHORS.md)"
     optimum_rtol = 1e-6            # tolerance of the check (default 1e-6 relative)
+    time_limit = 600               # this instance's own limit (default: the suite's)
     peers = { gobnilp = { seconds = 0.84, status = "optimal", best = -1258.44590861 } }
 
 With both ``data`` and ``file``, the file is the equivalent cache used when scoring is
@@ -54,8 +57,10 @@ DEFAULT_MEMORY_LIMIT_MB = 8192
 
 _SUITE_KEYS = {"name", "description", "base", "methods", "time_limit", "memory_limit", "jobs",
                "trace_plots", "limits", "options", "instance", "notes"}
-_ENTRY_KEYS = {"name", "file", "data", "scoring", "score_type", "n", "optimum",
-               "optimum_source", "optimum_rtol", "peers", "note", "trace"}
+_ENTRY_KEYS = {"name", "file", "data", "synthetic", "scoring", "score_type", "n", "optimum",
+               "optimum_source", "optimum_rtol", "peers", "note", "trace", "time_limit"}
+#: keys of a ``synthetic`` table: arguments of :func:`lpbn.synthetic.random_dataset`
+_SYNTHETIC_KEYS = {"variables", "rows", "seed", "max_in_degree", "arities", "alpha"}
 
 
 class SuiteError(InputError):
@@ -80,12 +85,16 @@ class Entry:
     trace: bool = False
     #: the path as written in the suite (for tables)
     label: str = ""
+    #: a generated network and data set instead of a data file (lpbn.synthetic.random_dataset)
+    synthetic: dict[str, Any] | None = None
+    #: this instance's own time limit per run (overrides the suite's)
+    time_limit: float | None = None
 
     def has_file(self) -> bool:
         return self.file is not None and self.file.exists()
 
     def has_data(self) -> bool:
-        return self.data is not None and self.data.exists()
+        return self.synthetic is not None or (self.data is not None and self.data.exists())
 
 
 @dataclass
@@ -191,16 +200,20 @@ def _entry(item: Any, base: Path, path: Path, k: int) -> Entry:
     unknown = set(item) - _ENTRY_KEYS
     if unknown:
         raise SuiteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-    if "file" not in item and "data" not in item:
-        raise SuiteError(f"{where}: give 'file' (a score file) or 'data' (plus 'scoring')")
+    if sum(k in item for k in ("file", "data", "synthetic")) == 0 or ("synthetic" in item and
+                                                                       ("data" in item or "file" in item)):
+        raise SuiteError(f"{where}: give 'file' (a score file), 'data' or 'synthetic' (plus 'scoring')")
     file = resolve_path(str(item["file"]), base) if "file" in item else None
     data = resolve_path(str(item["data"]), base) if "data" in item else None
-    label = str(item.get("file", item.get("data")))
+    synthetic = _synthetic(item.get("synthetic"), where)
+    label = str(item.get("file", item.get("data", "")))
+    if synthetic is not None:
+        label = f"synthetic n={synthetic['variables']} N={synthetic['rows']} seed={synthetic.get('seed', 0)}"
     name = str(item.get("name") or Path(label).name)
     scoring = item.get("scoring", {})
     if not isinstance(scoring, dict):
         raise SuiteError(f"{where}: 'scoring' must be a table")
-    if data is not None and "score" not in scoring:
+    if (data is not None or synthetic is not None) and "score" not in scoring:
         raise SuiteError(f"{where}: data entries need scoring.score (e.g. \"bic\")")
     optimum = item.get("optimum")
     if optimum is not None:
@@ -218,7 +231,20 @@ def _entry(item: Any, base: Path, path: Path, k: int) -> Entry:
                  optimum=optimum, optimum_source=str(item.get("optimum_source", "")),
                  optimum_rtol=_positive(item.get("optimum_rtol", DEFAULT_RTOL), path, "optimum_rtol"),
                  peers=peers, note=str(item.get("note", "")), trace=bool(item.get("trace", False)),
-                 label=label)
+                 label=label, synthetic=synthetic,
+                 time_limit=None if "time_limit" not in item else _positive(item["time_limit"], path, "time_limit"))
+
+
+def _synthetic(v: Any, where: str) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    if not isinstance(v, dict) or set(v) - _SYNTHETIC_KEYS or not {"variables", "rows"} <= set(v):
+        raise SuiteError(f"{where}: 'synthetic' must be a table with variables, rows and optionally "
+                         f"{', '.join(sorted(_SYNTHETIC_KEYS - {'variables', 'rows'}))}")
+    for key in ("variables", "rows"):
+        if not isinstance(v[key], int) or v[key] < 1:
+            raise SuiteError(f"{where}: synthetic.{key} must be a positive integer")
+    return dict(v)
 
 
 def _str_list(v: Any, path: Path, key: str) -> list[str]:

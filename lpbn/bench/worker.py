@@ -10,7 +10,8 @@ in the harness, then does one of three things:
     against the cache (acyclic, every parent set a candidate, score as reported) and write
     status, score, bound, seconds, stats and trace to ``OUT.json``;
 ``score``
-    compute a cache from data with ``lpbn.score_data`` and write it (for ``solve`` runs);
+    compute a cache from data (or from a generated synthetic data set, saving the true
+    network) with ``lpbn.score_data`` and write it (for ``solve`` runs);
 ``exec``
     replace itself by an external command (``os.execvp``), so the limits and ``wait4``
     apply to a peer solver too.
@@ -143,6 +144,8 @@ def run_solve(job: dict[str, Any]) -> dict[str, Any]:
                             **job.get("options", {}))
         seconds.append(float(result.seconds))
     problem, rescored = check_dag(cache, result)
+    if job.get("truth"):
+        out["truth"] = truth_metrics(result, job["truth"])
     out.update(status=result.status, score=_num(result.score), upper_bound=_num(result.upper_bound),
                gap=_num(result.gap), seconds_all=seconds, stats=sanitize(result.stats),
                trace=thin_trace(result.trace), message=str(result.message or ""),
@@ -152,12 +155,53 @@ def run_solve(job: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_score(job: dict[str, Any]) -> dict[str, Any]:
+    """Score the data (or a generated synthetic data set, whose true network is saved to
+    ``truth_out`` with its score) and write the cache; report the exploration and peak RSS."""
     import lpbn
+    out: dict[str, Any] = {}
+    data = job.get("data")
+    scoring = dict(job.get("scoring", {}))
+    if job.get("synthetic"):
+        from lpbn.scoring.dag_score import score_dag
+        from lpbn.synthetic import random_dataset
+        syn = dict(job["synthetic"])
+        t0 = time.perf_counter()
+        net, data = random_dataset(syn.pop("variables"), syn.pop("rows"), **syn)
+        out["generate_seconds"] = time.perf_counter() - t0
+        net.save(job["truth_out"])
+        out["truth_score"] = score_dag(data, net.dag, scoring.get("score", "bic"), scoring.get("ess", 1.0))
     t0 = time.perf_counter()
-    cache = lpbn.score_data(job["data"], **job.get("scoring", {}))
+    cache = lpbn.score_data(data, **scoring)
     seconds = time.perf_counter() - t0
     lpbn.write_scores(cache, job["cache_out"])
-    return {"status": "scored", "score_seconds": seconds, "n": cache.n, "m": cache.m}
+    sc = cache.meta.get("scoring", {})
+    out.update(status="scored", score_seconds=seconds, n=cache.n, m=cache.m,
+               explore={"strategy": cache.meta.get("explore"), "jobs": sc.get("jobs"),
+                        "time_per_variable": sc.get("time_per_variable"),
+                        "sets_evaluated": sc.get("sets_evaluated", sc.get("families_counted")),
+                        "stopped": sc.get("stopped")},
+               score_peak_rss_mb=_peak_rss_mb())
+    return out
+
+
+def _peak_rss_mb() -> float:
+    """Largest resident set of this process and of its (waited-for) workers, in MB."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024.0
+
+
+def truth_metrics(result, truth_path: str) -> dict[str, Any]:
+    """Structural Hamming distance and friends of the returned DAG to the true network."""
+    from lpbn.metrics import edge_confusion, moral_hamming_distance
+    from lpbn.network import BayesianNetwork
+    true = BayesianNetwork.load(truth_path).dag
+    if result.dag is None:
+        return {"true_edges": len(true.edges)}
+    conf = edge_confusion(true, result.dag)
+    return {"shd": conf["shd"], "moral_hd": moral_hamming_distance(true, result.dag),
+            "true_edges": len(true.edges), "learned_edges": len(result.dag.edges),
+            "precision": conf["precision"], "recall": conf["recall"]}
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def add_arguments(p) -> None:
                    help="output root (default ./results)")
     p.add_argument("--external", action="append", default=[], metavar="NAME='CMD {cache}'",
                    help="also time an external solver: a command template with {cache} "
-                        "(also {time_limit}, {memory_limit}, {name}, {n}); repeatable")
+                        "(also {data}, {time_limit}, {memory_limit}, {name}, {n}); repeatable")
     p.add_argument("--external-regex", action="append", default=[], metavar="NAME=REGEX",
                    help="regex whose group 1 is the score in the external's stdout "
                         "(default: GOBNILP's 'BN score is X')")

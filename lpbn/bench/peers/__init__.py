@@ -1,0 +1,1 @@
+"""Peer tools run by ``lpbn bench --external`` on the same inputs (optional extras)."""

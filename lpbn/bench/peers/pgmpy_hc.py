@@ -1,0 +1,54 @@
+"""pgmpy's hill climbing (``HillClimbSearch`` with its BIC score), as a bench peer.
+
+``python -m lpbn.bench.peers.pgmpy_hc DATA [--max-indegree K]`` learns a DAG from the data
+file with pgmpy (what users would otherwise run) and prints its score under lpbn's BIC
+(:func:`lpbn.scoring.dag_score.score_dag`, the same formula as pgmpy's ``bic-d``, computed
+here so both tools' networks are compared on one scale) as ``BN score is X``, the line
+``lpbn bench``'s default ``--external-regex`` reads::
+
+    lpbn bench scale --external "pgmpy-hc=python -m lpbn.bench.peers.pgmpy_hc {data}"
+
+pgmpy is an optional extra (``pip install 'lpbn[pgmpy]'``).  The harness's time limit kills a
+run that does not finish (a ``timeout`` row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m lpbn.bench.peers.pgmpy_hc")
+    p.add_argument("data", help="data file lpbn reads (CSV, .dat)")
+    p.add_argument("--max-indegree", type=int, default=None, help="pgmpy's max_indegree (default none)")
+    p.add_argument("--score", default="bic", choices=("bic",), help="only BIC (pgmpy's bic-d)")
+    args = p.parse_args(argv)
+    try:
+        import pandas as pd
+        from pgmpy.estimators import HillClimbSearch
+    except ImportError:
+        print("pgmpy_hc: needs pgmpy and pandas (pip install 'lpbn[pgmpy]')", file=sys.stderr)
+        return 2
+    from lpbn.result import DAG
+    from lpbn.scoring import read_data
+    from lpbn.scoring.dag_score import score_dag
+    ds = read_data(args.data)
+    df = pd.DataFrame({name: ds.columns[j] for j, name in enumerate(ds.names)})
+    t0 = time.perf_counter()
+    model = HillClimbSearch(df).estimate(scoring_method="bic-d", max_indegree=args.max_indegree,
+                                         show_progress=False)
+    seconds = time.perf_counter() - t0
+    index = {v: j for j, v in enumerate(ds.names)}
+    parents = [[] for _ in ds.names]
+    for a, b in model.edges():
+        parents[index[str(b)]].append(index[str(a)])
+    dag = DAG(ds.names, parents)
+    print(f"pgmpy HillClimbSearch: {len(dag.edges)} edges in {seconds:.1f} s")
+    print(f"BN score is {score_dag(ds, dag, args.score):.10f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
