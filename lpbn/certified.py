@@ -11,6 +11,11 @@ time budget on two things, one after the other:
    every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
    and bound may even close the gap, and the status becomes ``optimal``.
 
+With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
+run side by side instead, each for the whole time: the dual in a forked process (which shares
+the cache's memory), the search here; the search stops early when the dual proves the optimum.
+Measured at 60 s on munin-5000 (n = 1041): sequential, score -1,025,178 and gap 0.354%.
+
 The reported score is the better of the two phases' DAGs, the bound the smaller of the
 dual's and the trivial bound (each variable's best score).  Without a time limit the search
 uses its default stopping rule and the bound phase gets the same split of the time the search
@@ -21,8 +26,11 @@ then has the whole budget (:func:`lpbn.ordering.method.solve_ordering`).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
+
+import numpy as np
 
 from .cache import ScoreCache
 from .errors import InputError
@@ -42,7 +50,7 @@ SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick"
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
                     bound: Any = "dual", dual_options: dict[str, Any] | None = None,
-                    **search_options: Any) -> SolveResult:
+                    parallel: bool | None = None, **search_options: Any) -> SolveResult:
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
@@ -63,6 +71,10 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     cache = cache.prune_dominated()
     trivial = trivial_bound(cache)
     control.improved(bound=trivial)
+    if parallel is None:
+        parallel = _can_fork() and _cores() >= 2
+    if parallel and control.time_limit is not None and _can_fork():
+        return _solve_side_by_side(cache, control, rule, trivial, dual_options or {}, search_options)
     search = _search(cache, control, rule, float(search_share), search_options)
     best_choice, best = search.choice, search.score
     control.improved(best=best)
@@ -86,11 +98,12 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
                        message=message)
 
 
-def _search(cache, control, rule, share, options):
-    """The search phase: a share of the time limit (all of it when share is 1)."""
+def _search(cache, control, rule, share, options, watch=None, feed=None):
+    """The search phase: a share of the time limit (all of it when share is 1); with ``watch``
+    (an event) it also stops once that is set; improved DAGs go to ``feed`` (a pipe end)."""
     limit = None if control.time_limit is None else share * control.remaining()
-    sub = SolveControl(time_limit=limit, gap_limit=control.gap_limit, node_limit=control.node_limit,
-                       callback=lambda info: control.improved(best=info["best"]), tolerance=control.tolerance)
+    sub = _WatchedControl(watch, feed, time_limit=limit, gap_limit=control.gap_limit, node_limit=control.node_limit,
+                          callback=lambda info: control.improved(best=info["best"]), tolerance=control.tolerance)
     sub.improved(bound=control.bound)
     unknown = set(options) - SEARCH_OPTIONS
     if unknown:
@@ -116,6 +129,143 @@ def _bound(cache, control, search, share, options):
     res = solve_dual(cache, sub, prune=False, incumbent=search.dag(cache), **opts)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+class _WatchedControl(SolveControl):
+    """A control that also stops when an event (the dual process finished) is set, and passes
+    every improved DAG to ``send`` (the dual process's incumbent feed)."""
+
+    def __init__(self, event=None, send=None, **kw):
+        super().__init__(**kw)
+        self.event = event
+        self.send = send
+
+    def on_dag(self, choice, score) -> None:
+        if self.send is not None:
+            try:
+                self.send.send(np.asarray(choice, dtype=np.int64))
+            except (OSError, ValueError):    # the dual process has ended
+                self.send = None
+
+    def should_stop(self, nodes: int | None = None) -> str | None:
+        if self.stop_reason is None and self.event is not None and self.event.is_set():
+            self.stop_reason = "dual_finished"
+        return super().should_stop(nodes)
+
+
+def _solve_side_by_side(cache, control, rule, trivial, dual_options, search_options) -> SolveResult:
+    """Search here and the dual in a forked process, both for the whole time limit."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    feed_recv, feed_send = ctx.Pipe(duplex=False)
+    done = ctx.Event()
+    opts = dict(dual_options)
+    if cache.n > DUAL_LOCAL_SEARCH_MAX_N:
+        opts.setdefault("local_search", 0.0)
+    limit = control.remaining()
+    started = control.elapsed()
+    child = ctx.Process(target=_dual_worker, args=(cache, limit, control.gap_limit, control.tolerance, opts, send,
+                                                   done, feed_recv), daemon=True)
+    child.start()
+    send.close()
+    feed_recv.close()
+    try:
+        search = _search(cache, control, rule, 1.0, search_options, watch=done, feed=feed_send)
+        feed_send.close()
+        control.improved(best=search.score)
+        dual = _collect(recv, child, control.remaining() + 10.0)
+    finally:
+        if child.is_alive():
+            child.terminate()
+        child.join(timeout=5)
+    stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": search.score,
+                             "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
+                             "search_share": 1.0, "bound_method": "dual", "parallel": True}
+    best_choice, best, ub = search.choice, search.score, trivial
+    if dual is not None:
+        ub = min(ub, dual["upper_bound"])
+        stats.update(dual=dual["stats"], dual_score=dual["score"], bound_seconds=dual["seconds"],
+                     dual_status=dual["status"])
+        if dual["choice"] is not None and dual["score"] > best:
+            best_choice, best = dual["choice"], dual["score"]
+    else:
+        stats["dual_status"] = "failed"
+    ub = max(ub, best)
+    control.improved(best=best, bound=ub)
+    status, message = _status(control, search, _Dual(dual["status"]) if dual else None, best, ub)
+    if dual is None:
+        message += " (the dual process returned no bound: the trivial bound is reported)"
+    trace = _merged_trace(control.trace, started, dual["trace"] if dual else [], best, ub)
+    return SolveResult(dag=_dag(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
+                       stats=stats, message=message, trace=trace)
+
+
+def _merged_trace(own, offset, dual_trace, best, ub):
+    """The search's trace and the dual process's, on one clock, kept monotone."""
+    points = [(t, b, u) for t, b, u in own] + [(offset + t, -math.inf, u) for t, _, u in dual_trace]
+    points.sort(key=lambda p: p[0])
+    out, hi, lo = [], -math.inf, math.inf
+    for t, b, u in points:
+        hi, lo = max(hi, b), min(lo, u)
+        out.append((t, hi, max(lo, hi)))
+    if out:
+        out.append((out[-1][0], best, ub))
+    return out
+
+
+class _Dual:
+    def __init__(self, status):
+        self.status = status
+
+
+def _dual_worker(cache, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
+    """The forked dual: solve for ``limit`` seconds, taking the search's DAGs from ``feed`` as
+    incumbents, and send the result."""
+    from .dual.solver import solve_dual
+
+    def latest():
+        got = None
+        try:
+            while feed.poll():
+                got = feed.recv()
+        except (EOFError, OSError):
+            pass
+        return got
+
+    try:
+        t0 = time.perf_counter()
+        res = solve_dual(cache, SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance),
+                         prune=False, incumbent_feed=latest, **options)
+        choice = None if res.dag is None else cache.indices_of(res.dag.parents)
+        conn.send({"status": res.status, "score": res.score, "upper_bound": res.upper_bound, "choice": choice,
+                   "stats": res.stats, "seconds": time.perf_counter() - t0, "trace": list(res.trace)})
+    except BaseException as exc:   # reported in the parent as a missing bound, never a crash
+        conn.send({"error": f"{type(exc).__name__}: {exc}"})
+    finally:
+        done.set()
+        conn.close()
+
+
+def _collect(conn, child, timeout: float) -> dict[str, Any] | None:
+    """The dual process's result, or None (error, or no answer within ``timeout``)."""
+    if not conn.poll(max(timeout, 0.0)):
+        return None
+    try:
+        out = conn.recv()
+    except EOFError:
+        return None
+    return None if "error" in out else out
+
+
+def _can_fork() -> bool:
+    import multiprocessing as mp
+    return "fork" in mp.get_all_start_methods()
+
+
+def _cores() -> int:
+    from .scoring.parallel import default_jobs
+    return default_jobs()
 
 
 def _stopped(control) -> bool:

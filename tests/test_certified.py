@@ -27,16 +27,22 @@ def test_bound_is_valid_and_closes_small_caches(rule, seed):
         assert best <= opt + 1e-9 * abs(opt) and bound >= opt - 1e-9 * abs(opt)
 
 
-def test_time_is_shared_and_status_is_honest():
+@pytest.mark.parametrize("parallel", [False, True])
+def test_time_is_shared_and_status_is_honest(parallel):
+    """Sequentially the search gets half the time and the dual the rest; side by side (a forked
+    dual process) both get all of it."""
     c = random_sparse_cache(400, (30, 80), 4, seed=2)
-    r = lpbn.solve(c, "asobs", time_limit=4.0)
+    r = lpbn.solve(c, "asobs", time_limit=4.0, parallel=parallel)
     assert r.status in ("time_limit", "optimal")
-    assert r.stats["search_share"] == 0.5 and r.stats["bound_method"] == "dual"
-    assert r.stats["search_seconds"] <= 2.0 + 1.0
+    assert r.stats["bound_method"] == "dual" and r.stats["dual_status"] != "failed"
+    assert r.stats["search_share"] == (1.0 if parallel else 0.5)
+    assert r.stats.get("parallel", False) == parallel
     assert r.upper_bound >= r.score and math.isfinite(r.gap)
     if r.status != "optimal":
         assert "proven relative gap" in r.message
     assert r.upper_bound <= r.stats["trivial_bound"]
+    assert r.trace and r.trace[-1][1] == r.score and r.trace[-1][2] == r.upper_bound
+    assert all(b1 <= b2 for (_, b1, _), (_, b2, _) in zip(r.trace, r.trace[1:]))
 
 
 def test_without_time_limit_it_terminates_with_a_bound():

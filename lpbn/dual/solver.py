@@ -364,7 +364,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                k_max: int = 3,
                tail_rounds: int = 3, tail_gain: float = 0.01, root_tail_rounds: int | None = None,
                root_tail_gain: float = 0.001, kcluster_nodes: str = "binding",
-               incumbent: Any = None, separation_batch: int | None = None, round_sweeps: int | None = None,
+               incumbent: Any = None, incumbent_feed: Callable[[], Any] | None = None,
+               separation_batch: int | None = None, round_sweeps: int | None = None,
                **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
@@ -407,7 +408,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     polish at the root.  ``on_sweep`` is called after every CD sweep with
     ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
     ``incumbent``: a DAG to start from (a :class:`~lpbn.result.DAG` over the cache's
-    variables, every parent set a candidate), e.g. from ``method="asobs"``.
+    variables, every parent set a candidate), e.g. from ``method="asobs"``;
+    ``incumbent_feed``: a function polled before every node that returns None or candidate
+    indices of a DAG found elsewhere (a search running beside the dual).
     ``separation_batch`` (clusters added per separation round) and ``round_sweeps`` (CD sweeps
     per round without the LP polish) default to 200 and 200 up to SCALE_N variables; beyond,
     to n // 2 and 10: on a 10,000-variable cache the 90-s bound went from -24.10e6 to
@@ -537,6 +540,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         if stop:
             status = stop
             break
+        if incumbent_feed is not None:
+            fed = incumbent_feed()
+            if fed is not None:
+                inc.offer(fed, float(cache.scores[fed].sum()))
         node = heapq.heappop(heap)
         if closed(node.bound, inc.score, tol):
             pruned[0] = max(pruned[0], node.bound)

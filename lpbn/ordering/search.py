@@ -214,5 +214,9 @@ def _run(ws, rule, st, base, rebuild, stop, stats) -> Point:
 
 
 def _report(control, best: Point, restarts: int) -> None:
+    """Report an improvement; a control with an ``on_dag(choice, score)`` hook also gets the DAG."""
     if control is not None:
         control.improved(best=best.score, restarts=restarts)
+        hook = getattr(control, "on_dag", None)
+        if hook is not None:
+            hook(best.dag, best.score)
