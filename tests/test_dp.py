@@ -46,6 +46,11 @@ def test_auto_portfolio_by_size_and_density(instances, known_optima):
     assert auto_method(lpbn.read_scores(anchors / "horse.BIC.p3.jkl")) == "dual"
     wide = lpbn.ScoreCache.from_families([f"v{i}" for i in range(120)], [[(-1.0, ())]] * 120)
     assert auto_method(wide) == "highs"
+    # thousands of variables, or many candidates per variable (independence selection): ASOBS
+    # beside the dual bound
+    from lpbn.testing import random_sparse_cache
+    assert auto_method(random_sparse_cache(1500, (200, 300), 4, seed=1)) == "asobs"
+    assert auto_method(random_sparse_cache(90, (600, 700), 4, seed=1)) == "asobs"
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
     assert r.method == "dual" and r.optimal
