@@ -76,7 +76,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``distributed.Client``:
         explore the variables on that cluster instead of local processes (same results).
     explore_options : further :class:`~lpbn.scoring.context.ExploreOptions` fields
-        (``pool_extra``, ``max_pool``, ``heap_cap``, ``pairs_share``).
+        (``pool_extra``, ``max_pool``, ``heap_cap``, ``pairs_share``, ``triples_share``).
     entropy_bound : exhaustive only: ``"all"`` (Tian eq. 15: the fixed bound ``H(X|all
         others)``, default) or ``"tw"`` (eq. 12: ``H(X|T,W)`` per search node); both are exact.
     rules : exhaustive only, pruning rules to apply (for testing each alone): ``"limit"``
@@ -177,7 +177,7 @@ def _workers(jobs, ds: Dataset, scheduler) -> int:
 
 def _explore_options(strategy, time_per_variable, max_evaluations, max_candidates, extra, n, workers):
     fields = dict(extra or {})
-    unknown = set(fields) - {"pool_extra", "max_pool", "heap_cap", "pairs_share"}
+    unknown = set(fields) - {"pool_extra", "max_pool", "heap_cap", "pairs_share", "triples_share"}
     if unknown:
         raise InputError(f"unknown explore option(s): {', '.join(sorted(unknown))}")
     if time_per_variable == "auto":

@@ -29,9 +29,9 @@ class ExploreOptions:
     ``max_candidates`` caps the kept sets per variable (best first; the empty set is always
     kept).  ``pool`` is how many single parents, beyond those that beat the empty set, may be
     added to sets (by decreasing gain); ``max_pool`` caps the pool.  ``heap_cap`` bounds the
-    open list (a full list keeps its better half).  ``pairs_share``: independence selection
-    first scores every pair of the pool exactly, within at most this share of the budget
-    (0 = the paper's pure BIC* order from the start).
+    open list (a full list keeps its better half).  ``pairs_share``, ``triples_share``:
+    independence selection first scores every pair of the pool exactly, then triples by BIC*,
+    within at most these shares of the budget (0 and 0: the paper's pure BIC* order).
     """
 
     time_per_variable: float | None = 1.0
@@ -40,7 +40,8 @@ class ExploreOptions:
     pool_extra: int = 16
     max_pool: int = 2000
     heap_cap: int = 1 << 20
-    pairs_share: float = 0.5
+    pairs_share: float = 0.4
+    triples_share: float = 0.3
 
     def validate(self) -> "ExploreOptions":
         if self.time_per_variable is not None and not (self.time_per_variable > 0
@@ -51,8 +52,12 @@ class ExploreOptions:
             v = getattr(self, name)
             if v is not None and (not isinstance(v, (int, np.integer)) or v < (0 if name == "pool_extra" else 1)):
                 raise InputError(f"{name} must be a positive integer, got {v!r}")
-        if not 0.0 <= float(self.pairs_share) <= 1.0:
-            raise InputError(f"pairs_share must be between 0 and 1, got {self.pairs_share!r}")
+        for name in ("pairs_share", "triples_share"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= float(v) <= 1.0:
+                raise InputError(f"{name} must be between 0 and 1, got {v!r}")
+        if self.pairs_share + self.triples_share > 1.0:
+            raise InputError("pairs_share + triples_share must be at most 1")
         return self
 
 

@@ -112,10 +112,12 @@ def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t
     """The strategy's steps in chunks until done; returns why it stopped.
 
     Independence selection first scores every pair of the pool exactly (a sequential phase
-    of size 2, at most ``pairs_share`` of the budget), then follows BIC* from there: the
-    paper's open list starts with every pair ranked by BIC*, and scoring them all costs
-    little next to the deeper sets, while a DAG often needs a good pair of parents that
-    BIC*, which favours supersets of the strongest parents, would reach last.
+    of size 2, until ``pairs_share`` of the budget), then follows BIC* over triples only
+    (until ``pairs_share + triples_share``), then over sets of any size: the paper's open list
+    starts with every pair ranked by BIC*, and scoring them all costs little next to the
+    deeper sets, while a DAG often needs a good pair or triple of parents that BIC*, which
+    favours supersets of the strongest parents (often the variable's children), would reach
+    last.  With ``pairs_share = triples_share = 0`` this is the paper's BIC* order from the start.
     """
     opts = ctx.options
     kind, N = ctx.kind, ctx.N
@@ -152,12 +154,29 @@ def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t
             return stop
     rows = np.arange(1, fr.st[F.S_CLOSED])
     rows = rows[pos[fr.ci[rows, F.I_ADD]] >= 0]   # sets within the pool (pool singles and pairs)
-    fr.tk, fr.tv = independence.start(fr.cf, fr.ci, fr.ch, fr.tk, fr.tv, fr.hk, fr.hb, fr.ha, fr.st, fr.threshold,
-                                      rows, pool, gain, single, ctx.arities, x, z, kind,
-                                      ll_ub, cg, rmin, limit, ctx.n, N)
-    return _chunks(fr, lambda c: independence.step(fr.cf, fr.ci, fr.ch, fr.tk, fr.tv, fr.hk, fr.hb, fr.ha, fr.st,
-                                                   fr.threshold, *common, pool, gain, single, z, limit, ll_ub, cg,
-                                                   rmin, c, max_evals), deadline)
+
+    def is_start(rows, size_limit):
+        fr.tk, fr.tv = independence.start(fr.cf, fr.ci, fr.ch, fr.tk, fr.tv, fr.hk, fr.hb, fr.ha, fr.st,
+                                          fr.threshold, rows, pool, gain, single, ctx.arities, x, z, kind, ll_ub,
+                                          cg, rmin, size_limit, ctx.n, N)
+
+    def is_steps(size_limit, cap, until):
+        return _chunks(fr, lambda c: independence.step(fr.cf, fr.ci, fr.ch, fr.tk, fr.tv, fr.hk, fr.hb, fr.ha,
+                                                       fr.st, fr.threshold, *common, pool, gain, single, z,
+                                                       size_limit, ll_ub, cg, rmin, c, cap), until)
+
+    if opts.triples_share > 0 and limit >= 3:
+        share_t = t0 + (opts.pairs_share + opts.triples_share) * (deadline - t0) if np.isfinite(deadline) else np.inf
+        share_e = max_evals if max_evals == np.iinfo(np.int64).max else \
+            int((opts.pairs_share + opts.triples_share) * max_evals)
+        is_start(rows, 3)
+        stop = is_steps(3, share_e, min(deadline, share_t))
+        if stop == "max_evaluations" and share_e == max_evals:
+            return stop
+        rows = np.arange(1, fr.st[F.S_CLOSED])
+        rows = rows[fr.ci[rows, F.I_SIZE] == 3]   # the triples go on to larger sets
+    is_start(rows, limit)
+    return is_steps(limit, max_evals, deadline)
 
 
 def _chunks(fr, step, deadline: float) -> str:

@@ -332,8 +332,11 @@ def final_refs(cf, ci, ch, tk, tv, st, z, max_size):
 
 @numba.njit(cache=True)
 def select_rows(cf, ci, st, cap, tol):
-    """Rows strictly better than every known proper subset (always row 0, the empty set),
-    best first, at most ``cap``."""
+    """Rows strictly better than every known proper subset (always row 0, the empty set), at
+    most ``cap``, best first.  Over the cap, the sizes share it: the best of each size, then
+    the second best of each size, and so on — keeping only the best overall would fill the cache
+    with supersets of the strongest parents, while a DAG that cannot use them needs the
+    smaller sets without them."""
     m = st[S_CLOSED]
     keep = np.zeros(m, dtype=np.bool_)
     keep[0] = True
@@ -343,16 +346,31 @@ def select_rows(cf, ci, st, cap, tol):
     idx = np.flatnonzero(keep)
     order = np.argsort(-cf[idx, F_SCORE], kind="mergesort")
     idx = idx[order]
-    if idx.shape[0] > cap:
-        has0 = False
-        for t in range(cap):
-            if idx[t] == 0:
-                has0 = True
-        out = idx[:cap].copy()
-        if not has0:
-            out[cap - 1] = 0
-        return out
-    return idx
+    if idx.shape[0] <= cap:
+        return idx
+    sizes = ci[idx, I_SIZE]
+    top = sizes.max()
+    rank = np.zeros(top + 1, dtype=np.int64)
+    within = np.empty(idx.shape[0], dtype=np.int64)
+    for t in range(idx.shape[0]):   # rank of each row within its size (best first)
+        within[t] = rank[sizes[t]]
+        rank[sizes[t]] += 1
+    take = np.zeros(idx.shape[0], dtype=np.bool_)
+    taken = 0
+    for t in range(idx.shape[0]):
+        if idx[t] == 0:
+            take[t] = True
+            taken += 1
+    r = 0
+    while taken < cap:
+        for t in range(idx.shape[0]):
+            if within[t] == r and not take[t]:
+                take[t] = True
+                taken += 1
+                if taken >= cap:
+                    break
+        r += 1
+    return idx[take]
 
 
 @numba.njit(cache=True)
