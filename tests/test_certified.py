@@ -45,6 +45,16 @@ def test_time_is_shared_and_status_is_honest(parallel):
     assert all(b1 <= b2 for (_, b1, _), (_, b2, _) in zip(r.trace, r.trace[1:]))
 
 
+def test_side_by_side_with_dags_larger_than_a_pipe_buffer():
+    """10,000 variables: the search's DAGs (80 KB each) once filled a pipe to the dual process
+    while the finished dual sent its result the other way, and both waited for ever; the
+    incumbent now goes through shared memory (a regression here hangs this test)."""
+    c = random_sparse_cache(10_000, (2, 4), 2, seed=5)
+    r = lpbn.solve(c, "asobs", time_limit=3.0, parallel=True)
+    assert r.stats["parallel"] and r.stats["dual_status"] != "failed"
+    assert r.upper_bound >= r.score and r.dag.is_acyclic()
+
+
 def test_without_time_limit_it_terminates_with_a_bound():
     c = random_sparse_cache(150, (20, 40), 4, seed=5)
     r = lpbn.solve(c, "asobs", max_restarts=3)

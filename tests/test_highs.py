@@ -44,6 +44,18 @@ def all_cycles(n: int) -> list[tuple[int, ...]]:
 
 
 # ---------------------------------------------------------------------- LP model
+def test_a_multithreaded_instance_does_not_break_later_solves():
+    """HiGHS keeps one task scheduler per process, sized by the first run; an instance asking
+    for another thread count used to fail silently ("Not Set") on many-core machines."""
+    from lpbn.lp.highs_session import new_highs
+    cache = random_cache(6, seed=1)
+    for threads in (2, 1, 3, 1):
+        h = new_highs(threads)
+        h.addVar(0.0, 1.0)
+        h.run()
+        assert EtaLP(cache, threads=threads).solve_lp().status == "optimal"
+
+
 def test_lp_without_clusters_is_sum_of_best_scores():
     cache = random_cache(6, seed=1)
     lp = EtaLP(cache).solve_lp()

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..result import DAG
+from ..signals import pending
 
 
 class OrderSearch:
@@ -78,7 +79,8 @@ class OrderSearch:
                     self._climb(np.array(o, dtype=np.int64))
             since = 0
             for _ in range(max(0, int(climbs)) if self.n > 2 else 0):
-                if (patience is not None and since >= patience) or time.perf_counter() > deadline:
+                if (patience is not None and since >= patience) or time.perf_counter() > deadline \
+                        or pending() is not None:
                     break
                 before = self.best_score
                 self._climb(self._perturbed())

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ..clusters import cluster_rows_csr
+from ..lp.highs_session import new_highs, run as run_highs
 from .state import DualState
 
 
@@ -50,8 +51,7 @@ class DualLP:
         import highspy
         self.hs = highspy
         self.state = state
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs()
         h.setOptionValue("presolve", "off")
         m, n = state.cache.m, state.n
         self.inf = highspy.kHighsInf
@@ -94,7 +94,7 @@ def _run(lp, time_limit: float | None):
     when optimal, else None."""
     lp.sync()
     _set_time_limit(lp.h, time_limit, lp.inf)
-    lp.h.run()
+    run_highs(lp.h)
     if lp.h.getModelStatus() != lp.hs.HighsModelStatus.kOptimal:
         return None
     return lp.h.getSolution()
@@ -130,8 +130,7 @@ class PrimalLP:
         import highspy
         self.hs = highspy
         self.state = state
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs()
         h.setOptionValue("presolve", "off")
         m, n = state.cache.m, state.n
         self.inf = highspy.kHighsInf
@@ -263,7 +262,7 @@ class PrimalLP:
             for cols in cols_list:
                 cols = np.asarray(cols, dtype=np.int32)
                 h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), np.zeros(len(cols)))
-                h.run()
+                run_highs(h)
                 st = h.getModelStatus()
                 if st == self.hs.HighsModelStatus.kOptimal:
                     out.append(-float(h.getInfo().objective_function_value))

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..signals import pending
 from .state import DualState
 
 #: CD sweeps in a node's first round before the exact polish (the polish re-optimises λ
@@ -49,6 +50,11 @@ class RelaxStats:
     added: int = 0
     polishes: int = 0
     history: list = field(default_factory=list)
+
+
+def past(deadline: float) -> bool:
+    """The deadline has passed, or a stop was requested (SIGINT/SIGTERM, :mod:`lpbn.signals`)."""
+    return time.perf_counter() > deadline or pending() is not None
 
 
 def closed(bound: float, best: float, tol: float) -> bool:
@@ -108,7 +114,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
                 on_bound(best_v)
         choice, score, round_order = state.decode()
         inc.offer(choice, score)
-        if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
+        if closed(best_v, inc.score, tol) or past(deadline) or left() <= 0:
             break
         if lp_polish and state.K:
             from .polish import polish
@@ -141,12 +147,12 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
                     best_v, best_lam = v, state.lam.copy()
                     if on_bound is not None:
                         on_bound(best_v)
-                if time.perf_counter() > deadline or left() <= 0:
+                if past(deadline) or left() <= 0:
                     break
             choice, score, _ = state.decode()
             inc.offer(choice, score)
         added = 0
-        if separate and time.perf_counter() < deadline and left() > 0:
+        if separate and not past(deadline) and left() > 0:
             # separate at the best λ so the gains refer to the bound we keep
             state.set_lambda(best_lam)
             new_from = state.K
@@ -154,9 +160,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             best_lam = state.lam.copy()
             st.added += added
         st.history.append((t, best_v, inc.score, state.K))
-        if on_round is not None and time.perf_counter() < deadline:
+        if on_round is not None and not past(deadline):
             on_round(round_order)
-        if closed(best_v, inc.score, tol) or time.perf_counter() > deadline or left() <= 0:
+        if closed(best_v, inc.score, tol) or past(deadline) or left() <= 0:
             break
         bounds.append(best_v)
         if tail_rounds and len(bounds) > tail_rounds and math.isfinite(inc.score) and \

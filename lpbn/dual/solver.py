@@ -24,6 +24,7 @@ from ..cache import ScoreCache
 from ..clusters import ClusterFamily
 from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
+from ..signals import pending
 from ..solve import SolveControl
 from .incumbent import OrderSearch, dag_order
 from .polish import polish
@@ -122,6 +123,8 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
                           best_score=inc.score, best_dag=_dag_from_choice(cache, inc.choice),
                           lam=state.lam.copy(),
                           stats={"sweeps": state.sweeps, "rounds": st.rounds, "clusters": state.K,
+                                 **({"separation_errors": dict(state.separation_errors)}
+                                    if state.separation_errors else {}),
                                  "polished": polished, "lp_value": lp_value,
                                  "seconds": time.perf_counter() - t0})
 
@@ -414,7 +417,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     ``separation_batch`` (clusters added per separation round) and ``round_sweeps`` (CD sweeps
     per round without the LP polish) default to 200 and 200 up to SCALE_N variables; beyond,
     to n // 2 and 10: on a 10,000-variable cache the 90-s bound went from -24.10e6 to
-    -26.75e6 (results/scale/), while munin-5000 (n = 1041) is unchanged.
+    -26.75e6 (results/scale/README.md), while munin-5000 (n = 1041) is unchanged.
     ``local_search`` scales the effort of the ordering-based local search
     (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
     min-regret decoded orders (§5.2): it climbs from every round's order and gets
@@ -595,9 +598,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
             if closed(value, inc.score, tol):
                 pruned[0] = max(pruned[0], value)
                 continue
-        if time.perf_counter() > deadline:
+        if time.perf_counter() > deadline or pending() is not None:
+            # the node's bound stays in the heap (it is part of the global bound)
             heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
-            status = "time_limit"
+            status = "time_limit" if pending() is None else "interrupted"
             break
         br = None
         if branching == "strong":
@@ -628,6 +632,8 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if status is None:
         status = OPTIMAL
     control.improved(best=inc.score, bound=final_bound)
+    if state.separation_errors:
+        stats["separation_errors"] = dict(state.separation_errors)
     stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
                  subgradient_steps=state.subgradient_steps, decodes=inc.decodes,
                  kclusters=int(np.count_nonzero(state.ck > 1)),

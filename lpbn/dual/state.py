@@ -20,6 +20,7 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache, inverse_index
 from ..clusters import ClusterFamily
+from ..signals import pending
 from . import kernels as K
 
 
@@ -63,6 +64,7 @@ class DualState:
         self.last_eta: np.ndarray | None = None
         self.exact_separation = True          # sub-IP fallback at LP points
         self.subip_clusters = 0
+        self.separation_errors: dict[str, int] = {}   # failed sub-IP separations (reported in stats)
         self.grow_seeds: int | None = None    # cap on greedy-growth seeds (None: all nodes)
         self.grow_skip_failed = True          # skip seeds inside a large failed growth
         self.primal_first = False             # with an LP point: primal + cycles each round
@@ -205,7 +207,8 @@ class DualState:
                 on_sweep(v)
             if v == -math.inf:
                 return v
-            if prev - v <= rel_tol * max(1.0, abs(v)) or time.perf_counter() > deadline:
+            if prev - v <= rel_tol * max(1.0, abs(v)) or time.perf_counter() > deadline \
+                    or pending() is not None:
                 return v
             prev = v
         return self.value()
@@ -285,7 +288,8 @@ class DualState:
         :mod:`lpbn.highs.separation`, when that module is available."""
         try:
             from ..highs.separation import exact_clusters
-        except Exception:  # optional back end
+        except ImportError as exc:  # optional back end (HiGHS): separation goes without it
+            self._separation_error(exc)
             return 0
         left = deadline - time.perf_counter()
         if left <= 0.05:
@@ -293,7 +297,8 @@ class DualState:
         try:
             found = exact_clusters(self.cache, eta, tol=viol_tol, max_cuts=5,
                                    time_limit=None if not math.isfinite(left) else left)
-        except Exception:
+        except Exception as exc:   # noqa: BLE001 - a last-resort separation; the bound stays valid
+            self._separation_error(exc)
             return 0
         added = 0
         for row in found:
@@ -301,6 +306,12 @@ class DualState:
                 added += 1
         self.subip_clusters += added
         return added
+
+    def _separation_error(self, exc: BaseException) -> None:
+        """Count a failed sub-IP separation by its message (the solver's stats report them:
+        the run goes on without those clusters, whose absence only weakens the bound)."""
+        key = f"{type(exc).__name__}: {exc}"[:200]
+        self.separation_errors[key] = self.separation_errors.get(key, 0) + 1
 
     def _try_add(self, members: np.ndarray) -> bool:
         row = bs.to_bitset(members.tolist(), self.n)
@@ -362,7 +373,7 @@ class DualState:
         covered = np.zeros(self.n, dtype=np.bool_)
         big = max(64, self.n // 4)   # only growths whose O(|C|^2) cost matters
         for seed in seeds:
-            if time.perf_counter() > deadline:
+            if time.perf_counter() > deadline or pending() is not None:
                 break
             if self.grow_skip_failed and covered[seed]:
                 continue

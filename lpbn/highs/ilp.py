@@ -34,6 +34,7 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache
 from ..errors import InputError
+from ..lp.highs_session import new_highs
 from ..result import DAG, OPTIMAL, SolveResult
 from .lp_model import EtaLP, choice_from_eta, is_integral
 from .separation import cut_loop, grown_kclusters, incumbent_clusters, separate_kclusters
@@ -91,7 +92,9 @@ class Incumbent:
         self.score = -math.inf
 
     def offer(self, choice) -> None:
-        if choice is None:
+        # -1: a variable with no candidate among its predecessors (best_for_order on a cache
+        # where some variable lacks the empty set, e.g. one pruned by required arcs)
+        if choice is None or np.min(choice) < 0:
             return
         score = float(np.sum(self.cache.scores[choice]))
         if score > self.score and choice_is_acyclic(self.cache, choice):
@@ -136,8 +139,7 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
 
 def _check_highs_options(options: dict) -> None:
     """Reject unknown or ill-typed HiGHS options before any work (one-line InputError)."""
-    probe = highspy.Highs()
-    probe.setOptionValue("output_flag", False)
+    probe = new_highs()
     for key, value in options.items():
         try:
             ok = probe.setOptionValue(str(key), value) == highspy.HighsStatus.kOk

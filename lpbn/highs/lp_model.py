@@ -34,6 +34,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..clusters import ClusterFamily, cluster_rows_csr
+from ..lp.highs_session import new_highs, run as run_highs
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
 
@@ -99,9 +100,7 @@ class EtaLP:
         self.generation_col: int | None = None   # first g column, once added
         self.kclusters: set[tuple[bytes, int]] = set()
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", bool(log))
-        h.setOptionValue("threads", int(threads))
+        h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
         m = self.m
         zero = np.zeros(m + 1, dtype=np.int32)
@@ -248,7 +247,7 @@ class EtaLP:
         """Solve the LP over the current rows (warm-started from the last basis)."""
         self.set_integer(False)
         self.set_time_limit(time_limit)
-        self.h.run()
+        run_highs(self.h)
         status = _status_name(self.h)
         info = self.h.getInfo()
         if status != "optimal":
@@ -305,7 +304,7 @@ class EtaLP:
             h.cbMipImprovingSolution.subscribe(on_solution)
             subs.append((h.cbMipImprovingSolution, on_solution))
         try:
-            h.run()
+            run_highs(h)
         finally:
             for event, fn in subs:
                 event.unsubscribe(fn)

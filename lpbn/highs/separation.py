@@ -32,6 +32,8 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache
 from ..clusters import _cluster_rows_csr, cluster_activity
+from ..lp.highs_session import new_highs, run as run_highs
+from ..signals import pending
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
 VIOLATION_TOL = 1e-6
@@ -574,6 +576,9 @@ def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
     found: list[np.ndarray] = []
     for comp in comps:
         left = None
+        if pending() is not None:       # a stop request (SIGINT/SIGTERM): no proof
+            stats.timed_out = True
+            break
         if time_limit is not None:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
@@ -714,9 +719,7 @@ def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: 
     cnt = cnt[ok]
     lit = lit[keep_items]
     k = len(sel)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h = new_highs()
     h.setOptionValue("random_seed", 0)
     h.setOptionValue("mip_rel_gap", 1e-4)
     h.setOptionValue("mip_improving_solution_save", True)
@@ -758,7 +761,7 @@ def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: 
     h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
     out: list[np.ndarray] = []
     for attempt in range(2):
-        h.run()
+        run_highs(h)
         stats.solves += 1
         status = h.getModelStatus()
         stats.last_status = h.modelStatusToString(status)
@@ -830,6 +833,9 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
 
     res = CutLoopResult(math.inf, None, "optimal", False)
     while True:
+        if pending() is not None:        # a stop request (SIGINT/SIGTERM, lpbn.signals)
+            res.status = "interrupted"
+            break
         lp = model.solve_lp(left())
         res.rounds += 1
         if lp.status != "optimal":

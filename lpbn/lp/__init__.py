@@ -1,0 +1,1 @@
+"""The linear-programming core shared by the LP-based methods (``dual``, ``highs``)."""
