@@ -56,15 +56,98 @@ def test_dat_format_declared_arities(instances, tmp_path):
         read_data(write(tmp_path, "z.dat", "A B\n2 2\na 1\nb 0\nc 1\n"))
 
 
-@pytest.mark.parametrize("tok", ["?", "", "NA"])
-def test_missing_values_error_names_row_and_column(tmp_path, tok):
+@pytest.mark.parametrize("tok,declare", [("?", None), ("", None), ("NA", "NA"), ("null", ["null", "-"])])
+def test_missing_values_error_names_row_and_column(tmp_path, tok, declare):
     p = write(tmp_path, "m.csv", f"A,B\n0,1\n1,{tok}\n0,0\n")
     with pytest.raises(DataFileError) as e:
-        read_data(p)
+        read_data(p, missing=declare)
     msg = str(e.value)
-    assert ":3:2" in msg and "B" in msg and "--drop-missing" in msg
-    d = read_data(p, drop_missing=True)
+    assert ":3:2" in msg and "B" in msg and "--drop-missing" in msg and "--missing" in msg
+    d = read_data(p, missing=declare, drop_missing=True)
     assert d.N == 2 and d.dropped_rows == 1
+
+
+@pytest.mark.parametrize("tok", ["None", "NA", "null", "0", "-", "NaN", "n/a", "*"])
+def test_every_other_token_is_a_state(tmp_path, tok):
+    """bnlearn's child, insurance and hailfinder networks have a state literally named None."""
+    p = write(tmp_path, "s.csv", f"A,B\nlow,{tok}\nhigh,x\nlow,{tok}\n")
+    d = read_data(p)
+    assert d.N == 3 and d.arities.tolist() == [2, 2] and tok in d.labels[1]
+    with pytest.raises(DataFileError, match="missing value"):
+        read_data(p, missing=[tok])
+
+
+def test_real_world_csv_details(tmp_path):
+    # quoted fields with commas and newlines, a BOM, CRLF line ends, gzip
+    text = '\ufeff"name, with comma",B\r\n"a\nb",1\r\n"c",2\r\n"a\nb",2\r\n'
+    p = tmp_path / "q.csv"
+    p.write_bytes(text.encode("utf-8"))
+    d = read_data(p)
+    assert d.names == ("name, with comma", "B") and d.N == 3 and d.labels[0] == ["a\nb", "c"]
+    import gzip
+    g = tmp_path / "q.csv.gz"
+    g.write_bytes(gzip.compress(text.encode("utf-8")))
+    assert read_data(g).names == d.names
+    # a field longer than the csv module's default limit is still a state
+    long = "x" * 200_000
+    assert read_data(write(tmp_path, "l.csv", f"A,B\n{long},1\ny,2\n")).labels[0] == [long, "y"]
+    # integers of any size are states, exact and in numeric order
+    big = "9" * 5000
+    d = read_data(write(tmp_path, "i.csv", f"A,B\n{big},1\n99999999999999999999,2\n3,2\n"))
+    assert d.arities.tolist() == [3, 2] and d.labels[0] == ["3", "99999999999999999999", big]
+
+
+@pytest.mark.parametrize("text,match", [
+    ("A,A\n0,1\n1,0\n", "duplicate column name"),          # the integer fast path
+    ("A,A\nx,1\ny,0\n", "duplicate column name"),          # the general path
+    ("A,,C\nx,1,2\ny,0,2\n", "empty name"),
+    ("A B\n2 99999999999999999999999\n0 1\n", "out of range"),   # .dat arity beyond int64
+    ("A B\n2 " + "9" * 5000 + "\n0 1\n", "out of range"),
+    ('A,B\n"x,1\n', "malformed CSV|expected 2"),
+])
+def test_bad_files_give_one_located_error(tmp_path, text, match):
+    with pytest.raises(DataFileError, match=match):
+        read_data(write(tmp_path, "bad.csv", text))
+
+
+def test_truncated_gzip_and_binary_files(tmp_path):
+    import gzip
+    p = tmp_path / "t.csv.gz"
+    p.write_bytes(gzip.compress(b"a,b\n1,2\n" * 100)[:20])
+    with pytest.raises(DataFileError, match="gzip"):
+        read_data(p)
+    b = tmp_path / "b.csv"
+    b.write_bytes(b"a,b\n1,\x002\n")
+    with pytest.raises(DataFileError, match="binary"):
+        read_data(b)
+    with pytest.raises(DataFileError, match="directory"):
+        read_data(tmp_path)
+
+
+def test_duplicate_names_given_by_the_caller():
+    with pytest.raises(DataFileError, match="duplicate column name"):
+        read_data(np.zeros((3, 2), dtype=int), names=["a", "a"])
+
+
+def test_pandas_column_kinds():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({
+        "cat": pd.Categorical(["lo", "hi", "lo", "hi"], categories=["lo", "mid", "hi"]),
+        "obj": ["None", "x", "None", "y"],
+        "int": [0, 5, 5, 0],
+        "bool": [True, False, True, True],
+        "nullable": pd.array([1, 2, None, 1], dtype="Int64"),
+        "flt": [0.0, 1.0, float("nan"), 10.0],
+    })
+    with pytest.raises(DataFileError, match="missing value"):
+        read_data(df)
+    d = read_data(df, drop_missing=True)
+    assert d.N == 3 and d.dropped_rows == 1
+    assert d.arities.tolist() == [3, 3, 2, 2, 2, 3]
+    assert d.labels[1] == ["None", "x", "y"] and d.labels[5] == ["0", "1", "10"]
+    with pytest.raises(DataFileError, match="missing value 'None'"):
+        read_data(df, missing=["None"], drop_missing=False)
+    assert read_data(df, missing="None", drop_missing=True).N == 2
 
 
 def test_bad_inputs(tmp_path):

@@ -44,15 +44,21 @@ def add_arguments(p) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--header", dest="header", action="store_true", default=None, help="CSV has a header line")
     g.add_argument("--no-header", dest="header", action="store_false", help="CSV has no header line")
+    p.add_argument("--missing", metavar="TOKENS",
+                   help="comma-separated tokens that mean a missing value, besides an empty field and '?' "
+                        "(e.g. --missing NA,null); every other token is a state")
     p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--entropy-bound", choices=("tw", "all"), default="all",
                    help="Tian's entropy bound: H(X|all others) (eq. 15, default) or H(X|T,W) (eq. 12)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    from ..constraints import add_arguments as add_constraint_arguments
+    add_constraint_arguments(p, what="the cache (the sets required arcs need are scored too)")
 
 
 def run(args) -> int:
     import time
 
+    from ..constraints import from_args as constraints_from_args
     from ..formats import write_scores
     from ..scoring import read_data, score_data
 
@@ -62,7 +68,8 @@ def run(args) -> int:
         if val is not None and val < lo:
             raise InputError(f"{opt} must be >= {lo}")
     t0 = time.perf_counter()
-    ds = read_data(args.data, header=args.header, drop_missing=args.drop_missing)
+    constraints = constraints_from_args(args)
+    ds = read_data(args.data, header=args.header, missing=args.missing, drop_missing=args.drop_missing)
     if ds.dropped_rows and not args.quiet:
         print(f"lpbn: dropped {ds.dropped_rows} rows with missing values", file=sys.stderr)
     if args.time_per_variable is not None and not args.time_per_variable > 0:
@@ -72,7 +79,7 @@ def run(args) -> int:
                        entropy_bound=args.entropy_bound, explore=args.explore,
                        time_per_variable="auto" if args.time_per_variable is None else args.time_per_variable,
                        max_evaluations=args.max_evaluations, max_candidates=args.max_candidates,
-                       scheduler=args.scheduler)
+                       scheduler=args.scheduler, constraints=constraints)
     write_scores(cache, args.output)
     if not args.quiet:
         sc = cache.meta["scoring"]
@@ -95,5 +102,11 @@ def run(args) -> int:
                 budget += f", {sc['max_evaluations']} evaluations"
             print(f"exploration:     {cache.meta['explore']}, {budget} per variable ({stops}); "
                   f"{sc['sets_evaluated']} sets scored, {sc['candidates_after']} kept", file=sys.stderr)
+        if constraints is not None:
+            print(f"constraints:     {constraints.describe()}; {cache.meta.get('constraints_removed', 0)} sets "
+                  f"removed, {cache.m} kept", file=sys.stderr)
         print(f"time:            {time.perf_counter() - t0:.2f} s -> {args.output}", file=sys.stderr)
+    if constraints is not None and constraints.require_adjacent:
+        print("lpbn: warning: required adjacencies are not enforced by a score cache alone; pass the "
+              "constraints to lpbn solve as well", file=sys.stderr)
     return 0

@@ -40,10 +40,10 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                progress: Callable[[int, int, str], None] | bool | None = None, *,
                explore: str = "auto", time_per_variable: float | str | None = "auto",
                max_evaluations: int | None = None, max_candidates: int | None = None,
-               scheduler: Any = None, header: bool | None = None, drop_missing: bool = False,
-               entropy_bound: str = "all", order: Sequence[int | str] | None = None,
+               scheduler: Any = None, header: bool | None = None, missing: str | Sequence[str] | None = None,
+               drop_missing: bool = False, entropy_bound: str = "all", order: Sequence[int | str] | None = None,
                kbest_global: bool = True, rules: Sequence[str] = ("limit", "dominance", "bnb"),
-               explore_options: dict[str, Any] | None = None) -> ScoreCache:
+               explore_options: dict[str, Any] | None = None, constraints: Any = None) -> ScoreCache:
     """Score discrete data into a pruned local-score cache.
 
     Parameters
@@ -75,6 +75,9 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         the empty set is always kept.
     scheduler : a Dask scheduler address (``"tcp://host:8786"``) or ``distributed.Client``:
         explore the variables on that cluster instead of local processes (same results).
+    header, missing, drop_missing : how a data file is read (:func:`read_data`): a header line
+        (None = detect), tokens meaning a missing value besides an empty field and ``?``, and
+        whether rows with missing values are dropped (else they are an error).
     explore_options : further :class:`~lpbn.scoring.context.ExploreOptions` fields
         (``pool_extra``, ``max_pool``, ``heap_cap``, ``pairs_share``, ``triples_share``).
     entropy_bound : exhaustive only: ``"all"`` (Tian eq. 15: the fixed bound ``H(X|all
@@ -84,6 +87,11 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         entropy and superset bounds).  With none, every set within ``max_parents`` is kept.
     order : exhaustive only: a fixed variable ordering (names or indices); then only the best
         parent set among predecessors is kept per variable (Tian's fixed-order DFBnB_K3).
+    constraints : structural constraints (:class:`lpbn.constraints.Constraints`, a dict or a
+        file path), applied to the cache; the parent sets that required arcs (and both
+        orientations of required adjacencies) need are scored too, so the pruning stays exact
+        (:mod:`lpbn.scoring.constrained`).  Recorded in ``meta["constraints"]``.  Required
+        adjacencies are not enforced by the cache alone: pass them to :func:`lpbn.solve` too.
 
     Every pruning rule is safe: exhaustive with ``k_best == 1`` keeps an optimal DAG (over all
     DAGs within ``max_parents``), with ``k_best = K`` a set of K best DAGs; the budgeted
@@ -91,10 +99,14 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     """
     t0 = time.perf_counter()
     kind = kind_of(score)
-    ds = read_data(data, header=header, drop_missing=drop_missing)
+    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
     if ds.N == 0:
         raise InputError("empty data")
     _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules)
+    if constraints is not None:      # unknown names and contradictions before any work
+        from ..constraints import Constraints
+        constraints = Constraints.coerce(constraints)
+        constraints.resolve(ds.names)
     ordr = _order_indices(ds, order, k_best)
     strategy = _choose_strategy(explore, ds, max_parents, k_best, ordr)
     k = int(k_best)
@@ -123,6 +135,9 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         cache.meta["scoring"]["algorithm2"] = kb_info
     if ordr is not None:
         cache.meta["order"] = [ds.names[i] for i in ordr]
+    if constraints is not None:
+        from .constrained import constrain_scored
+        cache = constrain_scored(cache, ds, kind, ess, max_parents, k, ordr, constraints)
     return cache
 
 

@@ -11,17 +11,27 @@ Value coding
   as state indices and labels are coded in sorted order.
 * A ``.dat`` file declares arities (second line); a declared arity smaller than the number
   of observed labels (or than ``max + 1`` for integer data) is an error.
-* Missing values (``?``, empty, ``NA``, ``NaN``, ``null``) are an error naming the row and
-  column, unless ``drop_missing=True`` (then those rows are removed and counted).
+* Missing values: by default only an empty field and ``?`` (and NaN / None / pandas NA in
+  arrays and DataFrames).  Every other token is a state, whatever its spelling: ``None``,
+  ``NA``, ``null``, ``0`` and ``-`` are states of real data sets (bnlearn's child, insurance
+  and hailfinder networks have a state named ``None``).  ``missing=`` declares more tokens.
+  A missing value is an error naming the row and column, unless ``drop_missing=True`` (then
+  those rows are removed and counted).
+* Integer states of any size are read exactly (as labels ordered numerically); a declared
+  arity must fit in 32 bits.  CSV fields may be quoted and of any length; a UTF-8 BOM, CRLF
+  line ends and gzip are read transparently.  Column names must be unique and non-empty.
+* Every problem is one :class:`~lpbn.errors.DataFileError` naming the file, line and column.
 * Columns of header-less data are named ``"0" .. "n-1"`` as GOBNILP names them.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -31,9 +41,14 @@ import numpy as np
 
 from ..errors import DataFileError
 
-MISSING = frozenset({"", "?", "na", "nan", "null", "none", "n/a", "*"})
-_INT = re.compile(r"^[+]?\d+$")
-_NUM = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+#: tokens that mean "missing" unless more are declared with ``missing=`` / ``--missing``
+DEFAULT_MISSING = frozenset({"", "?"})
+_INT = re.compile(r"^[+]?[0-9]+$")
+_NUM = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+#: largest state index / arity (states are stored as int32)
+_MAX_STATE = 2**31 - 1
+_MISSING_HINT = ("declare missing-value tokens with --missing (missing=) or remove such rows "
+                 "with --drop-missing (drop_missing=True)")
 
 
 @dataclass
@@ -59,8 +74,39 @@ class Dataset:
         return f"Dataset(n={self.n}, N={self.N}, source={self.source!r})"
 
 
-def _is_missing(tok: str) -> bool:
-    return tok.strip().lower() in MISSING
+def missing_tokens(missing: str | Sequence[str] | None) -> frozenset[str]:
+    """The default missing tokens plus ``missing`` (one token, a comma-separated list, or a
+    sequence of tokens; compared with the stripped field, case-sensitively)."""
+    if missing is None:
+        return DEFAULT_MISSING
+    if isinstance(missing, str):
+        missing = missing.split(",")
+    extra = set()
+    for tok in missing:
+        if not isinstance(tok, str):
+            raise DataFileError(f"missing-value tokens must be strings, got {tok!r}")
+        extra.add(tok.strip())
+    return DEFAULT_MISSING | extra
+
+
+def _check_names(hdr: Sequence[str], src: str | None) -> None:
+    """Column names must be non-empty and unique."""
+    if len(hdr) == 0:
+        raise DataFileError("no variables", src)
+    seen: dict[str, int] = {}
+    for j, h in enumerate(hdr):
+        if str(h).strip() == "":
+            raise DataFileError(f"column {j + 1} has an empty name", src, 1 if src else None, j + 1)
+        if h in seen:
+            raise DataFileError(f"duplicate column name {str(h)[:60]!r} (columns {seen[h] + 1} and {j + 1})",
+                                src, 1 if src else None, j + 1)
+        seen[h] = j
+
+
+def _state_key(tok: str) -> tuple[int, str]:
+    """Numeric order of a non-negative integer token of any length (no int conversion)."""
+    digits = tok.lstrip("+").lstrip("0") or "0"
+    return len(digits), digits
 
 
 # --------------------------------------------------------------------------- text parsing
@@ -83,15 +129,24 @@ def _split_rows(text: str, path: str, whitespace: bool) -> list[tuple[int, list[
         else:
             if len(first.split()) > 1:
                 return _split_rows(text, path, True)
-    reader = csv.reader(io.StringIO(text), delimiter=delim, skipinitialspace=True)
-    for ln, rec in enumerate(reader, 1):
-        if not rec or (len(rec) == 1 and rec[0].strip() == ""):
-            continue
-        rows.append((ln, [t.strip() for t in rec]))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=True)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(_MAX_STATE)     # a state label may be long; restored below
+    try:
+        ln = 1
+        for rec in reader:
+            if rec and not (len(rec) == 1 and rec[0].strip() == ""):
+                rows.append((ln, [t.strip() for t in rec]))
+            ln = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataFileError(f"malformed CSV: {exc}", path, reader.line_num or 1) from None
+    finally:
+        csv.field_size_limit(limit)
     return rows
 
 
-def _looks_like_header(first: list[str], rest: list[list[str]]) -> bool:
+def _looks_like_header(first: list[str], rest: list[list[str]],
+                       missing: frozenset[str] = DEFAULT_MISSING) -> bool:
     """Auto-detect a CSV header: a first-row token that never occurs in its column below, and
     either some first-row token is non-numeric in a numeric column, or all tokens are new."""
     sample = rest[:1000]
@@ -100,8 +155,8 @@ def _looks_like_header(first: list[str], rest: list[list[str]]) -> bool:
     novel = 0
     for j, tok in enumerate(first):
         col = {r[j] for r in sample if j < len(r)}
-        numeric = all(_NUM.match(v) or _is_missing(v) for v in col)
-        if numeric and not _NUM.match(tok) and not _is_missing(tok):
+        numeric = all(_NUM.match(v) or v in missing for v in col)
+        if numeric and not _NUM.match(tok) and tok not in missing:
             return True
         if tok not in col:
             novel += 1
@@ -115,79 +170,115 @@ def _detect_dat(rows: list[tuple[int, list[str]]]) -> bool:
     names, ar = rows[0][1], rows[1][1]
     if any("," in t for t in names + ar):
         return False
-    return (len(names) == len(ar) and all(_INT.match(t) and int(t) >= 1 for t in ar)
+    return (len(names) == len(ar) and all(_INT.match(t) and _state_key(t) > (1, "0") for t in ar)
             and not all(_INT.match(t) for t in names))
 
 
-def read_data(data: Any, *, header: bool | None = None, drop_missing: bool = False,
-              names: Sequence[str] | None = None, arities: Sequence[int] | None = None,
-              format: str | None = None) -> Dataset:
-    """Read discrete data from a path (CSV / ``.dat``), a numpy array, a pandas DataFrame or a
-    :class:`Dataset` (returned as is).
+def read_data(data: Any, *, header: bool | None = None, missing: str | Sequence[str] | None = None,
+              drop_missing: bool = False, names: Sequence[str] | None = None,
+              arities: Sequence[int] | None = None, format: str | None = None) -> Dataset:
+    """Read discrete data from a path (CSV / ``.dat``, optionally gzipped), a numpy array, a
+    pandas DataFrame or a :class:`Dataset` (returned as is).
 
-    ``header``: None = auto-detect (CSV only), True/False to force.  ``format``: ``"csv"`` or
-    ``"dat"`` to override detection.  ``arities`` declares state counts (checked against data).
-    Raises :class:`~lpbn.errors.DataFileError` on malformed input, missing values (unless
-    ``drop_missing``) and empty data.
+    ``header``: None = auto-detect (CSV only), True/False to force.  ``missing``: tokens that
+    mean a missing value besides an empty field and ``?`` (a list, or one comma-separated
+    string).  ``format``: ``"csv"`` or ``"dat"`` to override detection.  ``arities`` declares
+    state counts (checked against data).  Raises :class:`~lpbn.errors.DataFileError` on
+    malformed input, missing values (unless ``drop_missing``) and empty data.
     """
     if isinstance(data, Dataset):
         return data
+    miss = missing_tokens(missing)
+    if arities is not None:
+        arities = _checked_arities(arities, None)
     if isinstance(data, (str, os.PathLike)):
-        return _read_path(Path(data), header=header, drop_missing=drop_missing,
+        return _read_path(Path(data), header=header, missing=miss, drop_missing=drop_missing,
                           arities=arities, format=format, names=names)
     if hasattr(data, "columns") and hasattr(data, "to_numpy") and hasattr(data, "dtypes"):
-        return _from_pandas(data, drop_missing=drop_missing, arities=arities)
+        return _from_pandas(data, missing=miss, drop_missing=drop_missing, arities=arities)
     if isinstance(data, (np.ndarray, list, tuple)):
-        return _from_array(np.asarray(data), names=names, drop_missing=drop_missing,
+        try:
+            arr = np.asarray(data)
+        except ValueError as exc:   # ragged nested lists
+            raise DataFileError(f"data is not a rectangular table: {exc}") from None
+        return _from_array(arr, names=names, missing=miss, drop_missing=drop_missing,
                            arities=arities)
     raise DataFileError(f"cannot read data from an object of type {type(data).__name__}")
 
 
-def _read_path(path: Path, *, header, drop_missing, arities, format, names) -> Dataset:
+def _checked_arities(values: Sequence, src: str | None, line: int | None = None) -> list[int]:
+    """Declared arities as ints in 1 .. 2^31 - 1 (tokens or numbers)."""
+    out = []
+    for j, v in enumerate(values):
+        tok = str(v).strip()
+        if isinstance(v, (bool, np.bool_)) or not _INT.match(tok):
+            raise DataFileError(f"arity {tok[:30]!r} of column {j + 1} is not a positive integer",
+                                src, line, j + 1 if line else None)
+        if _state_key(tok) > _state_key(str(_MAX_STATE)) or _state_key(tok) < (1, "1"):
+            raise DataFileError(f"arity {tok[:30]} of column {j + 1} is out of range (1 .. {_MAX_STATE})",
+                                src, line, j + 1 if line else None)
+        out.append(int(tok))
+    return out
+
+
+def _read_text(path: Path) -> str:
+    """The file as text: gzip detected from its magic bytes, UTF-8 (BOM allowed) or Latin-1."""
     src = str(path)
     try:
         raw = path.read_bytes()
+    except IsADirectoryError:
+        raise DataFileError("is a directory, not a data file", src) from None
     except OSError as e:
         raise DataFileError(f"cannot read data file: {e.strerror or e}", src) from None
     if raw[:2] == b"\x1f\x8b":
-        import gzip
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataFileError(f"corrupt or truncated gzip data ({exc})", src) from None
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise DataFileError("binary data (a NUL byte): not a text file", src, raw[:nul].count(b"\n") + 1)
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        text = raw.decode("latin-1")
+        return raw.decode("latin-1")
+
+
+def _read_path(path: Path, *, header, missing, drop_missing, arities, format, names) -> Dataset:
+    src = str(path)
+    text = _read_text(path)
     fmt = format
-    head_text = "\n".join(text.splitlines()[:50])
     if fmt is None:
+        head_text = "\n".join(text.splitlines()[:50])
         fmt = "dat" if _detect_dat(_split_rows(head_text, src, True)) else "csv"
     if fmt == "dat":
         ws_rows = _split_rows(text, src, True)
         if not _detect_dat(ws_rows):
             raise DataFileError("not a GOBNILP .dat file (expected a names line, then a line of "
                                 "positive integer arities)", src, ws_rows[0][0] if ws_rows else 1)
-        (_, hdr), (_, ar) = ws_rows[0], ws_rows[1]
-        declared = [int(t) for t in ar]
-        return _build(hdr, ws_rows[2:], src, drop_missing, declared if arities is None else list(arities))
+        (_, hdr), (ar_line, ar) = ws_rows[0], ws_rows[1]
+        declared = _checked_arities(ar, src, ar_line)
+        return _build(hdr, ws_rows[2:], src, missing, drop_missing, declared if arities is None else arities)
     if fmt != "csv":
         raise DataFileError(f"unknown data format {fmt!r} (use 'csv' or 'dat')", src)
-    fast = _fast_integer_csv(text, src, header, names, arities)
+    fast = _fast_integer_csv(text, src, header, names, arities, missing)
     if fast is not None:
         return fast
     rows = _split_rows(text, src, False)
     if not rows:
         raise DataFileError("empty data file", src)
     if header is None:
-        header = _looks_like_header(rows[0][1], [r for _, r in rows[1:1001]])
+        header = _looks_like_header(rows[0][1], [r for _, r in rows[1:1001]], missing)
     if header:
         hdr = rows[0][1]
         body = rows[1:]
     else:
         hdr = list(names) if names is not None else [str(j) for j in range(len(rows[0][1]))]
         body = rows
-    return _build(hdr, body, src, drop_missing, arities)
+    return _build(hdr, body, src, missing, drop_missing, arities)
 
 
-def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | None:
+def _fast_integer_csv(text: str, src: str, header, names, arities, missing) -> Dataset | None:
     """Vectorised path for the common case: a comma-separated table of non-negative integers
     (optionally with a header line), parsed by a numba kernel over the bytes (no Python
     string per value, so 10,000 x 5,000 tables read in seconds).  Returns None whenever
@@ -207,7 +298,7 @@ def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | 
         return None
     n = len(head_rows[0][1])
     if header is None:
-        header = _looks_like_header(head_rows[0][1], [r for _, r in head_rows[1:1001]])
+        header = _looks_like_header(head_rows[0][1], [r for _, r in head_rows[1:1001]], missing)
     body_start = first_end
     if header:
         nl = text.find("\n", first_end)
@@ -223,7 +314,8 @@ def _fast_integer_csv(text: str, src: str, header, names, arities) -> Dataset | 
         hdr = head_rows[0][1]
     else:
         hdr = list(names) if names is not None else [str(j) for j in range(n)]
-    out = _from_array(table, names=hdr, drop_missing=False, arities=arities)
+    _check_names(hdr, src)
+    out = _from_array(table, names=hdr, missing=missing, drop_missing=False, arities=arities, src=src)
     out.source = src
     return out
 
@@ -235,9 +327,6 @@ def _parse_int_table(buf: np.ndarray, n: int) -> np.ndarray | None:
     table = np.empty((rows, n), dtype=np.int64)
     ok = _fill_int_table(buf, table)
     return table if ok else None
-
-
-_MAX_STATE = 2**31 - 1
 
 
 @numba.njit(cache=True)
@@ -316,13 +405,9 @@ def _fill_int_table(buf, table):
 
 
 def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
-           drop_missing: bool, declared: Sequence[int] | None) -> Dataset:
+           missing: frozenset[str], drop_missing: bool, declared: Sequence[int] | None) -> Dataset:
     n = len(hdr)
-    if n == 0:
-        raise DataFileError("no variables", src)
-    if len(set(hdr)) != n:
-        dup = next(h for h in hdr if hdr.count(h) > 1)
-        raise DataFileError(f"duplicate variable name {dup!r}", src)
+    _check_names(hdr, src)
     if declared is not None and len(declared) != n:
         raise DataFileError(f"{len(declared)} arities declared for {n} variables", src)
     keep: list[list[str]] = []
@@ -330,23 +415,22 @@ def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
     for ln, toks in body:
         if len(toks) != n:
             raise DataFileError(f"row has {len(toks)} values, expected {n}", src, ln)
-        miss = [j for j, t in enumerate(toks) if _is_missing(t)]
+        miss = [j for j, t in enumerate(toks) if t in missing]
         if miss:
             if drop_missing:
                 dropped += 1
                 continue
             j = miss[0]
             raise DataFileError(f"missing value {toks[j]!r} in column {j + 1} ({hdr[j]}); "
-                                "use --drop-missing to remove such rows", src, ln, j + 1)
+                                + _MISSING_HINT, src, ln, j + 1)
         keep.append(toks)
     if not keep:
         raise DataFileError("no data rows" + (f" ({dropped} dropped for missing values)" if dropped else ""), src)
-    table = np.array(keep, dtype=object).T if keep else np.empty((n, 0), dtype=object)
     cols = np.empty((n, len(keep)), dtype=np.int32)
     ars = np.empty(n, dtype=np.int64)
     labels: list[list[str] | None] = []
     for j in range(n):
-        codes, arity, lab = _code_column([str(v) for v in table[j]], hdr[j], src,
+        codes, arity, lab = _code_column([row[j] for row in keep], hdr[j], src,
                                          None if declared is None else int(declared[j]))
         cols[j] = codes
         ars[j] = arity
@@ -355,36 +439,42 @@ def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
 
 
 def _code_column(vals: list[str], name: str, src: str | None, declared: int | None):
-    if all(_INT.match(v) for v in vals):
-        ints = np.array([int(v) for v in vals], dtype=np.int64)
-        top = int(ints.max()) + 1
-        if top > 2**31 - 1:
-            raise DataFileError(f"column {name}: state index too large", src)
+    """States of one column as codes 0..k-1: integer tokens in numeric order (any size, exact),
+    other tokens in string order; with a declared arity, integer tokens are state indices."""
+    uniq = set(vals)
+    if all(_INT.match(v) for v in uniq):
+        norm = {v: v.lstrip("+").lstrip("0") or "0" for v in uniq}
+        states = sorted(set(norm.values()), key=_state_key)
         if declared is not None:
-            if declared < top:
-                raise DataFileError(f"column {name}: value {top - 1} exceeds declared arity {declared}", src)
-            if declared < 1:
-                raise DataFileError(f"column {name}: arity must be >= 1", src)
-            return ints.astype(np.int32), declared, None
-        uniq, codes = np.unique(ints, return_inverse=True)
-        return codes.astype(np.int32), len(uniq), [str(v) for v in uniq]
-    uniq = sorted(set(vals))
-    index = {v: i for i, v in enumerate(uniq)}
+            top = states[-1]
+            if _state_key(top) >= _state_key(str(declared)):
+                raise DataFileError(f"column {name}: value {top[:30]} exceeds declared arity {declared}", src)
+            index = {v: int(norm[v]) for v in uniq}
+            return np.array([index[v] for v in vals], dtype=np.int32), declared, None
+        rank = {t: i for i, t in enumerate(states)}
+        index = {v: rank[norm[v]] for v in uniq}
+        return np.array([index[v] for v in vals], dtype=np.int32), len(states), states
+    states = sorted(uniq)
+    index = {v: i for i, v in enumerate(states)}
     codes = np.array([index[v] for v in vals], dtype=np.int32)
     if declared is not None:
-        if declared < len(uniq):
-            raise DataFileError(f"column {name}: {len(uniq)} distinct values but declared arity {declared}", src)
-        return codes, declared, uniq
-    return codes, len(uniq), uniq
+        if declared < len(states):
+            raise DataFileError(f"column {name}: {len(states)} distinct values but declared arity {declared}", src)
+        return codes, declared, states
+    return codes, len(states), states
 
 
-def _from_array(arr: np.ndarray, *, names, drop_missing, arities) -> Dataset:
+def _from_array(arr: np.ndarray, *, names, missing=DEFAULT_MISSING, drop_missing=False, arities=None,
+                src: str | None = None) -> Dataset:
     if arr.ndim != 2:
         raise DataFileError(f"data array must be 2-D (rows x variables), got shape {arr.shape}")
     N, n = arr.shape
     hdr = [str(x) for x in names] if names is not None else [str(j) for j in range(n)]
     if len(hdr) != n:
         raise DataFileError(f"{len(hdr)} names for {n} columns")
+    _check_names(hdr, src)
+    if arities is not None and len(arities) != n:
+        raise DataFileError(f"{len(arities)} arities declared for {n} variables", src)
     if arr.dtype.kind in "iub":
         if N == 0 or n == 0:
             raise DataFileError("empty data")
@@ -392,6 +482,9 @@ def _from_array(arr: np.ndarray, *, names, drop_missing, arities) -> Dataset:
         if (a < 0).any():
             r, c = np.argwhere(a < 0)[0]
             raise DataFileError(f"negative state {a[r, c]} in row {r + 1}, column {c + 1}")
+        if (a > _MAX_STATE).any():
+            r, c = np.argwhere(a > _MAX_STATE)[0]
+            raise DataFileError(f"state {a[r, c]} in row {r + 1}, column {c + 1} is above {_MAX_STATE}")
         if arities is None:
             cols = np.empty((n, N), dtype=np.int32)
             ars = np.empty(n, dtype=np.int64)
@@ -404,14 +497,12 @@ def _from_array(arr: np.ndarray, *, names, drop_missing, arities) -> Dataset:
             return Dataset(tuple(hdr), cols, ars, labels, None, 0)
         cols = np.ascontiguousarray(a.T.astype(np.int32))
         ars = a.max(axis=0) + 1
-        if arities is not None:
-            dec = np.asarray(arities, dtype=np.int64)
-            bad = np.flatnonzero(dec < ars)
-            if len(bad):
-                j = bad[0]
-                raise DataFileError(f"column {hdr[j]}: value {ars[j] - 1} exceeds declared arity {dec[j]}")
-            ars = dec
-        return Dataset(tuple(hdr), cols, ars.astype(np.int64), [None] * n, None, 0)
+        dec = np.asarray(arities, dtype=np.int64)
+        bad = np.flatnonzero(dec < ars)
+        if len(bad):
+            j = bad[0]
+            raise DataFileError(f"column {hdr[j]}: value {ars[j] - 1} exceeds declared arity {dec[j]}")
+        return Dataset(tuple(hdr), cols, dec, [None] * n, None, 0)
     if arr.dtype.kind == "f":
         nan = np.isnan(arr)
         if nan.any() and not drop_missing:
@@ -420,45 +511,75 @@ def _from_array(arr: np.ndarray, *, names, drop_missing, arities) -> Dataset:
                                 "use drop_missing=True to remove such rows")
         rows = ~nan.any(axis=1)
         sub = arr[rows]
-        if sub.size and not np.all(sub == np.round(sub)):
+        if sub.size and not np.all(np.isfinite(sub) & (sub == np.round(sub))):
             raise DataFileError("float data must hold integer states (discretise it first)")
+        if sub.size and (np.abs(sub) > _MAX_STATE).any():
+            raise DataFileError(f"float data holds states above {_MAX_STATE}")
         out = _from_array(sub.astype(np.int64), names=hdr, drop_missing=False, arities=arities)
         out.dropped_rows = int((~rows).sum())
         return out
     # object / string arrays: go through the label coder
-    body = [(i + 1, ["" if v is None else str(v) for v in row]) for i, row in enumerate(arr.tolist())]
-    for ln, toks in body:
-        for j, v in enumerate(arr[ln - 1]):
-            if v is None or (isinstance(v, float) and np.isnan(v)):
-                toks[j] = ""
-    return _build(hdr, body, None, drop_missing, arities)
+    body = []
+    for i, row in enumerate(arr.tolist()):
+        toks = []
+        for v in row:
+            if v is None or (isinstance(v, float) and v != v):
+                toks.append("")
+            else:
+                toks.append(_token(v))
+        body.append((i + 1, toks))
+    return _build(hdr, body, None, missing, drop_missing, arities)
 
 
-def _from_pandas(df, *, drop_missing, arities) -> Dataset:
+def _token(v) -> str:
+    """One value of an array or DataFrame as a state token (integral floats as integers)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
+
+
+def _from_pandas(df, *, missing, drop_missing, arities) -> Dataset:
+    """A DataFrame: categorical columns keep their categories (unused ones included), other
+    columns (object, string, integer, bool, nullable) are coded like CSV columns; NaN, None
+    and pandas NA are missing, and so are values equal to a declared ``missing`` token."""
     hdr = [str(c) for c in df.columns]
-    mask = df.isna().to_numpy()
-    if mask.any() and not drop_missing:
-        r, c = np.argwhere(mask)[0]
-        raise DataFileError(f"missing value in row {r + 1}, column {c + 1} ({hdr[c]}); "
-                            "use drop_missing=True to remove such rows")
-    keep = ~mask.any(axis=1)
-    df = df[keep]
-    if len(df) == 0:
-        raise DataFileError("no data rows")
-    cols = np.empty((len(hdr), len(df)), dtype=np.int32)
-    ars = np.empty(len(hdr), dtype=np.int64)
-    labels: list[list[str] | None] = []
+    _check_names(hdr, None)
+    if arities is not None and len(arities) != len(hdr):
+        raise DataFileError(f"{len(arities)} arities declared for {len(hdr)} variables")
+    mask = df.isna().to_numpy(dtype=bool)
+    tokens = []
     for j, c in enumerate(df.columns):
         s = df[c]
         if str(s.dtype) == "category":
+            tokens.append(None)
+            continue
+        col = ["" if m else _token(v) for v, m in zip(s.to_numpy(dtype=object), mask[:, j])]
+        mask[:, j] |= np.array([t in missing for t in col], dtype=bool)
+        tokens.append(col)
+    if mask.any() and not drop_missing:
+        r, c = np.argwhere(mask)[0]
+        what = "" if tokens[c] is None or tokens[c][r] == "" else f" {tokens[c][r]!r}"
+        raise DataFileError(f"missing value{what} in row {r + 1}, column {c + 1} ({hdr[c]}); " + _MISSING_HINT)
+    keep = ~mask.any(axis=1)
+    if not keep.any():
+        raise DataFileError("no data rows" + (f" ({int((~keep).sum())} dropped for missing values)"
+                                              if len(keep) else ""))
+    N = int(keep.sum())
+    cols = np.empty((len(hdr), N), dtype=np.int32)
+    ars = np.empty(len(hdr), dtype=np.int64)
+    labels: list[list[str] | None] = []
+    for j, c in enumerate(df.columns):
+        if tokens[j] is None:
+            s = df[c][keep]
             cols[j] = s.cat.codes.to_numpy()
-            ars[j] = len(s.cat.categories)
+            ars[j] = max(len(s.cat.categories), 1)
             labels.append([str(x) for x in s.cat.categories])
         else:
-            codes, ar, lab = _code_column([str(v) for v in s.to_numpy()], hdr[j], None,
-                                          None if arities is None else int(arities[j]))
+            vals = [t for t, k in zip(tokens[j], keep) if k]
+            codes, ar, lab = _code_column(vals, hdr[j], None, None if arities is None else int(arities[j]))
             cols[j] = codes
             ars[j] = ar
             labels.append(lab)
-    out = Dataset(tuple(hdr), np.ascontiguousarray(cols), ars, labels, None, int((~keep).sum()))
-    return out
+    return Dataset(tuple(hdr), np.ascontiguousarray(cols), ars, labels, None, int((~keep).sum()))

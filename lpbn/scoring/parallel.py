@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -32,6 +33,10 @@ def default_jobs() -> int:
 def _init_worker(ctx) -> None:
     global _CTX
     _CTX = ctx
+    # signals are the parent's business: a terminal's Ctrl-C reaches the whole process group,
+    # and the parent stops the pool (_map_processes); SIGTERM (from the parent) ends a worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _work(x: int) -> dict[str, Any]:
@@ -73,11 +78,30 @@ def _map_processes(ctx, jobs: int, finished) -> None:
     _warm_up(ctx.explore)
     methods = multiprocessing.get_all_start_methods()
     mp = multiprocessing.get_context("fork" if "fork" in methods else None)
-    with ProcessPoolExecutor(max_workers=min(jobs, ctx.n), mp_context=mp, initializer=_init_worker,
-                             initargs=(ctx,)) as ex:
+    ex = ProcessPoolExecutor(max_workers=min(jobs, ctx.n), mp_context=mp, initializer=_init_worker,
+                             initargs=(ctx,))
+    try:
         futures = [ex.submit(_work, x) for x in _largest_first(ctx)]
         for f in as_completed(futures):
             finished(f.result())
+    except BaseException:       # Ctrl-C, SIGTERM (lpbn.signals.Interrupted), a worker's error
+        _stop_pool(ex)
+        raise
+    ex.shutdown(wait=True)
+
+
+def _stop_pool(ex: ProcessPoolExecutor) -> None:
+    """Terminate the workers now (not after their current variables) and reap them."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    ex.shutdown(wait=True, cancel_futures=True)
+    for p in procs:
+        p.join(timeout=5)
+        if p.is_alive():
+            p.kill()
+            p.join()
 
 
 def _largest_first(ctx) -> list[int]:

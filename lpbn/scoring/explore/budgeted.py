@@ -62,7 +62,8 @@ def explore(ctx, x: int, strategy: str) -> dict[str, Any]:
     opts = ctx.options
     rx = int(ctx.arities[x])
     score0, ll0, nz0 = _empty_family(ctx, x)
-    cand = np.array([v for v in range(ctx.n) if v != x and ctx.arities[v] > 1], dtype=np.int64)
+    cand = np.flatnonzero(ctx.arities > 1).astype(np.int64)
+    cand = cand[cand != x]
     if rx <= 1 or len(cand) == 0:
         return _result(x, np.zeros((1, 1), np.int64), np.zeros(1, np.int64), np.array([score0]), t0,
                        limit=0, candidates=len(cand), pool=0, stats=np.zeros(F.N_STATE, np.int64), stop="exhausted")
