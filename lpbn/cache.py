@@ -35,6 +35,10 @@ import numpy as np
 from . import bitsets as bs
 from .errors import LpbnWarning, ScoreFileError
 
+#: the largest sum over variables of each variable's largest |local score| a cache may have:
+#: beyond it a DAG's score, or a bound's sum of maxima, could overflow float64
+MAX_SCORE_SUM = 1e300
+
 
 @dataclass(frozen=True)
 class CacheSummary:
@@ -162,6 +166,13 @@ class ScoreCache:
             j = int(bad[0])
             i = int(np.searchsorted(offsets, j, side="right") - 1)
             raise ScoreFileError(f"variable {self.names[i]}: score {scores[j]} is not finite", src)
+        # every method adds n local scores (bounds add n maxima): refuse what float64 cannot sum
+        with np.errstate(over="ignore"):
+            span = float(np.sum(np.maximum.reduceat(np.abs(scores), offsets[:-1]))) if m else 0.0
+        if not span <= MAX_SCORE_SUM:
+            raise ScoreFileError(f"scores too large in magnitude: the largest |score| per variable sum to "
+                                 f"{span:.3g}, beyond {MAX_SCORE_SUM:.0e} (a DAG's score would overflow); "
+                                 "rescale the scores", src)
         if len(items) and (items.min() < 0 or items.max() >= n):
             raise ScoreFileError("parent index out of range", src)
         code = _check_sets(offsets, ptr, items)

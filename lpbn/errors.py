@@ -39,6 +39,11 @@ class DataFileError(_LocatedError):
     """A data file (CSV, .dat) or data array is malformed."""
 
 
+class OutputError(InputError):
+    """An output file cannot be written (no such directory, a directory, no permission, disk
+    full): a usage problem, so the CLI exits 2; no partial file is left behind."""
+
+
 class ResourceLimitError(InputError):
     """A method refuses to start because it would exceed a configured resource limit.
 

@@ -19,7 +19,7 @@ from ..cache import ScoreCache
 from ..errors import InputError, ScoreFileError
 from .jkl import parse_jkl, write_jkl
 from .pss import parse_pss, write_pss
-from .textio import read_text
+from .textio import parse_int, read_text
 
 FORMATS = ("jkl", "pss")
 _EXTENSIONS = {".jkl": "jkl", ".pss": "pss", ".bic": "jkl", ".bdeu": "jkl", ".scores": "jkl",
@@ -36,11 +36,7 @@ def detect_format(text: str) -> str | None:
         if toks[0] in ("META", "VAR"):
             return "pss"
         if len(toks) == 1:
-            try:
-                int(toks[0])
-                return "jkl"
-            except ValueError:
-                return None
+            return "jkl" if parse_int(toks[0]) is not None else None
         return None
     return None
 

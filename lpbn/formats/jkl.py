@@ -24,14 +24,14 @@ import numpy as np
 from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..errors import LpbnWarning, ScoreFileError
-from .textio import read_text
+from .textio import parse_float, parse_int, read_text, text_lines
 
 
 class _Lines:
     """Significant lines of a text as (line number, tokens)."""
 
-    def __init__(self, text: str):
-        self.lines = text.splitlines()
+    def __init__(self, text: str, path: str = "<string>"):
+        self.lines = text_lines(text, ScoreFileError, path)
         self.pos = 0
 
     def next(self) -> tuple[int, list[str]] | None:
@@ -56,16 +56,12 @@ class _Lines:
         return col + 1
 
 
-def _int(tok: str) -> int | None:
-    try:
-        return int(tok)
-    except ValueError:
-        return None
+_int = parse_int
 
 
 def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
     """Parse jkl text into a :class:`ScoreCache` (see module docstring)."""
-    src = _Lines(text)
+    src = _Lines(text, path)
 
     def fail(msg: str, line: int | None = None, col: int | None = None):
         raise ScoreFileError(msg, path, line, col)
@@ -113,10 +109,9 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
 
 
 def _score_line(toks, ln, src, fail, name, k, c):
-    try:
-        score = float(toks[0])
-    except ValueError:
-        if len(toks) == 2 and _int(toks[1]) is not None:
+    score = parse_float(toks[0])
+    if score is None:
+        if len(toks) == 2 and _int(toks[1]) is not None and toks[0][:1] not in "+-.0123456789":
             fail(f"variable {name} declares {k} parent sets but only {c} precede this block "
                  f"header", ln, 1)
         fail(f"expected a score, found {toks[0][:30]!r}", ln, 1)
@@ -140,11 +135,8 @@ def _check_trailing(src: _Lines, path: str, name_line: dict[str, int]) -> None:
     if len(toks) == 2 and _int(toks[1]) is not None and int(toks[1]) > 0:
         nxt = src.next()
         if nxt is not None:
-            try:
-                float(nxt[1][0])
-                is_score = len(nxt[1]) >= 2 and _int(nxt[1][1]) == len(nxt[1]) - 2
-            except ValueError:
-                is_score = False
+            is_score = (parse_float(nxt[1][0]) is not None and len(nxt[1]) >= 2
+                        and _int(nxt[1][1]) == len(nxt[1]) - 2)
             if is_score and "." in nxt[1][0]:
                 if toks[0] in name_line:
                     raise ScoreFileError(f"variable {toks[0]} has a second block (first at line "

@@ -22,7 +22,7 @@ from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..errors import ScoreFileError
 from .jkl import _build, _Lines
-from .textio import read_text
+from .textio import parse_float, parse_int, read_text
 
 
 def _meta(toks: list[str]) -> tuple[str, str]:
@@ -33,7 +33,7 @@ def _meta(toks: list[str]) -> tuple[str, str]:
 
 def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
     """Parse URLearning pss text into a :class:`ScoreCache`."""
-    src = _Lines(text)
+    src = _Lines(text, path)
     meta: dict = {"format": "pss"}
     names: list[str] = []
     name_line: dict[str, int] = {}
@@ -59,11 +59,10 @@ def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
             raw.append([])
             var_meta.append({})
         else:
-            try:
-                score = float(head)
-            except ValueError:
+            score = parse_float(head)
+            if score is None:
                 raise ScoreFileError(f"expected META, VAR or a score line, found {head[:30]!r}",
-                                     path, ln, 1) from None
+                                     path, ln, 1)
             if not math.isfinite(score):
                 raise ScoreFileError(f"score {head} is not finite", path, ln, 1)
             if not names:
@@ -75,10 +74,7 @@ def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
         raise ScoreFileError(f"variable {names[-1]} has no candidate parent sets (truncated?)",
                              path, name_line[names[-1]])
     if "num_variables" in meta:
-        try:
-            declared = int(meta["num_variables"])
-        except ValueError:
-            declared = None
+        declared = parse_int(meta["num_variables"])
         if declared is not None and declared != len(names):
             raise ScoreFileError(f"count mismatch: META num_variables={declared} but "
                                  f"{len(names)} VAR blocks", path, len(src.lines))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import zlib
 from pathlib import Path
 from typing import Callable
@@ -11,6 +12,38 @@ from typing import Callable
 from ..errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
+_INT = re.compile(r"[0-9]+\Z")
+_FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+_NONFINITE = re.compile(r"[+-]?(inf|infinity|nan)\Z", re.IGNORECASE)
+_BARE_CR = re.compile(r"\r(?!\n)")
+
+
+def parse_int(tok: str) -> int | None:
+    """A count written in ASCII digits (no sign, no underscores, no other scripts' digits)."""
+    if not _INT.match(tok) or len(tok) > 18:
+        return None
+    return int(tok)
+
+
+def parse_float(tok: str) -> float | None:
+    """A decimal number in the plain ASCII notation score files use (``-12.5``, ``3e-4``,
+    ``inf``/``nan`` for the caller to reject); None for anything else (``1_0``, ``0x1p3``, ...)."""
+    if _FLOAT.match(tok) or _NONFINITE.match(tok):
+        return float(tok)
+    return None
+
+
+def text_lines(text: str, error: Callable[..., InputError], path: str) -> list[str]:
+    """Lines split at LF (CRLF allowed), numbered as editors number them; a carriage return
+    without a line feed (old Mac line ends) is refused rather than guessed at."""
+    bare = _BARE_CR.search(text)
+    if bare is not None:
+        line = text.count("\n", 0, bare.start()) + 1
+        raise error("carriage return without line feed (convert the file to LF line ends)", path, line)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 def read_text(path: str | os.PathLike, error: Callable[..., InputError]) -> str:
