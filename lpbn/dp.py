@@ -19,6 +19,7 @@ import numpy as np
 
 from .cache import ScoreCache
 from .errors import ResourceLimitError
+from .options import parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
 from .solve import SolveControl
 
@@ -42,7 +43,7 @@ def _human(nbytes: float) -> str:
 def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None = None) -> SolveResult:
     """Exact optimum by subset DP; see the module docstring.  Stops on ``time_limit``."""
     n = cache.n
-    limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else int(memory_limit)
+    limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else parse_memory(memory_limit)
     need = estimate_memory(n)
     if n > MAX_N or need > limit:
         raise ResourceLimitError(
