@@ -1,7 +1,13 @@
 """External memory for the frontier BFBnB search (Malone et al. 2011, §5.4–5.5).
 
-* :class:`TempArea` -- a private temporary directory, removed on success, error and
-  interrupt (the search always runs inside ``try/finally``).
+* :class:`TempArea` -- a private temporary directory ``lpbn-bfbnb-*`` under ``tmp_dir``,
+  removed on success, error and interrupt (the search always runs inside ``try/finally``;
+  SIGINT and SIGTERM only stop it, :mod:`lpbn.signals`).  A process killed outright
+  (SIGKILL, a crash) cannot clean up: every run holds an exclusive ``flock`` on its
+  directory's ``.lock`` for its lifetime (the kernel releases it when the process dies),
+  and each new run removes the directories under its ``tmp_dir`` whose lock is free --
+  :func:`reap_stale` (``lpbn-bfbnb-*`` directories of older lpbn versions, without a lock
+  file, after a day).
 * Each order-graph layer is written sequentially, in combinadic order, to three files:
   node keys (uint64), g scores (float64) and the leaf's chosen candidate (int32).  The g
   file is deleted once the next layer is built; keys and candidates stay for the
@@ -22,17 +28,85 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:          # not POSIX: no lock, no reaping of killed runs' directories
+    fcntl = None
+
+PREFIX = "lpbn-bfbnb-"
+LOCK = ".lock"
+#: A directory without a lock file (an older lpbn, or killed while being created) is stale
+#: after this many seconds.
+UNLOCKED_STALE_SECONDS = 24 * 3600
+
+
+def _try_lock(path: str):
+    """An open file holding an exclusive lock on ``path``, or None if another process holds it."""
+    try:
+        fh = open(path, "a")
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        return None
+    return fh
+
+
+def reap_stale(tmp_dir: str | os.PathLike | None = None) -> list[str]:
+    """Remove the ``lpbn-bfbnb-*`` directories under ``tmp_dir`` (default: the system temp
+    directory) left by runs that died without cleaning up (see the module docstring);
+    returns their paths.  Directories of live runs are never touched."""
+    if fcntl is None:
+        return []
+    root = tempfile.gettempdir() if tmp_dir is None else os.fspath(tmp_dir)
+    removed = []
+    try:
+        entries = [e for e in os.scandir(root)
+                   if e.name.startswith(PREFIX) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+    for entry in entries:
+        lock = os.path.join(entry.path, LOCK)
+        if os.path.exists(lock):
+            fh = _try_lock(lock)
+            if fh is None:              # a live run
+                continue
+            try:
+                shutil.rmtree(entry.path, ignore_errors=True)
+            finally:
+                fh.close()
+        else:
+            try:
+                if time.time() - entry.stat(follow_symlinks=False).st_mtime < UNLOCKED_STALE_SECONDS:
+                    continue
+            except OSError:
+                continue
+            shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(entry.path)
+    return removed
+
 
 class TempArea:
-    """A private temporary directory under ``tmp_dir`` (or the system default)."""
+    """A private temporary directory under ``tmp_dir`` (or the system default), locked for
+    the life of the run; stale ones of killed runs are removed first (:func:`reap_stale`)."""
 
     def __init__(self, tmp_dir: str | os.PathLike | None = None):
         if tmp_dir is not None:
             os.makedirs(tmp_dir, exist_ok=True)
-        self.path = tempfile.mkdtemp(prefix="lpbn-bfbnb-", dir=tmp_dir)
+        self.reaped = reap_stale(tmp_dir)
+        self.path = tempfile.mkdtemp(prefix=PREFIX, dir=tmp_dir)
+        self._lock = None
+        if fcntl is not None:
+            # locked before it gets its name, so a reaper never sees it unlocked
+            tmp = os.path.join(self.path, LOCK + ".new")
+            self._lock = _try_lock(tmp)
+            os.replace(tmp, os.path.join(self.path, LOCK))
         self.bytes_written = 0
 
     def file(self, name: str) -> str:
@@ -40,6 +114,9 @@ class TempArea:
 
     def cleanup(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def disk_usage(self) -> int:
         total = 0

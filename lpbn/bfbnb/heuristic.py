@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
+from ..signals import pending
 from .kernels import best_within, build_bitvectors
 
 
@@ -213,4 +214,6 @@ def choose_groups(pruned: ScoreCache, order, max_group: int) -> tuple[list[list[
             rl = relabel(pruned, groups)
             if best is None or rl.h_start() < best[1].h_start():
                 best = (groups, rl)
+            if pending() is not None:    # a stop request (lpbn.signals): the best so far
+                return best
     return best

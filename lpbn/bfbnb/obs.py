@@ -21,6 +21,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..cache import _best_within as _best_in  # best-first scan, shared kernel
+from ..signals import pending
 
 
 @numba.njit(cache=True)
@@ -195,8 +196,9 @@ def ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
     repeatedly perturbs the
     best ordering (a random segment is shuffled; every 8th restart is a fresh random
     permutation) and climbs again, until ``time_limit``, ``max_restarts`` or ``patience``
-    restarts in a row without improvement.  Returns ``(order, score)``; the DAG is
-    ``cache.best_for_order(order)``.  Deterministic for a given seed and restart count.
+    restarts in a row without improvement, or a stop request (:mod:`lpbn.signals`).  Returns
+    ``(order, score)``; the DAG is ``cache.best_for_order(order)``.  Deterministic for a given
+    seed and restart count.
     """
     n = cache.n
     rng = np.random.default_rng(seed)
@@ -211,7 +213,7 @@ def ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
     best_order = order.copy()
     restarts = since = 0
     while n > 2 and time.perf_counter() < deadline and (max_restarts is None or restarts < max_restarts) \
-            and (patience is None or since < patience):
+            and (patience is None or since < patience) and pending() is None:
         restarts += 1
         since += 1
         if restarts % 8 == 0:

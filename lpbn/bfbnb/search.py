@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import errno
 import math
-import re
+import os
+import sys
 import time
 from typing import Any, Iterable, Sequence
 
@@ -30,7 +31,9 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError
+from ..options import parse_memory
 from ..result import DAG, SolveResult
+from ..signals import pending
 from . import kernels as K
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
@@ -43,20 +46,6 @@ _QUEUE = 64                # successors queued per stream (cache locality)
 _POPS = 1 << 18            # merge steps per kernel call (time-limit / interrupt latency)
 
 
-def parse_memory(value: Any) -> int:
-    """Bytes from an int/float or a string such as ``"512M"``, ``"4GiB"``, ``"100k"``."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not (value > 0 and math.isfinite(value)):
-            raise InputError(f"memory_limit must be a positive number of bytes, got {value!r}")
-        return int(value)
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?)(i?b)?\s*", value.lower())
-        if m:
-            scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2)]
-            out = int(float(m.group(1)) * scale)
-            if out > 0:
-                return out
-    raise InputError(f"memory_limit must be a positive size such as 4G or 512M, got {value!r}")
 
 
 def _dag_from_choices(pruned: ScoreCache, names, choice: np.ndarray) -> DAG:
@@ -86,9 +75,17 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     Options
     -------
     memory_limit : bytes or "4G"-style string (default 4 GiB)
-        RAM budget of the open lists; beyond it layers spill to ``tmp_dir``.
+        Memory of the whole process: the search's own RAM (layers held in memory, stream and
+        output buffers) gets the limit minus the process's resident size when the layers
+        start (Python, numba, the cache, the heuristic's pattern databases;
+        ``stats["memory_baseline"]``), at least MIN_SEARCH_MEMORY (or the limit itself when
+        smaller: tiny limits force every layer to disk); beyond it layers spill to
+        ``tmp_dir``.  A limit below the baseline still gives the search MIN_SEARCH_MEMORY.
     tmp_dir : path
-        Where temporary files go (a private subdirectory, always removed).
+        Where temporary files go: a private subdirectory ``lpbn-bfbnb-*``, removed when the
+        search ends, however it ends (SIGINT and SIGTERM only stop it); one left by a killed
+        process (SIGKILL) is removed by the next run in the same ``tmp_dir``
+        (:func:`lpbn.bfbnb.external.reap_stale`).
     initial_dag (alias upper_bound_dag, the paper's name) : DAG or parents per variable
         A heuristic solution, e.g. the dual solver's decoded DAG, used as incumbent if
         better than OBS's.
@@ -147,13 +144,14 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         ub_extra = min(ub_extra, bound)
     stats["incumbent_seconds"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    if heuristic == "static":
+    used = heuristic if pending() is None else "simple"   # stopping: the cheap bound will do
+    if used == "static":
         groups, rl = choose_groups(pruned, order, group_size)
     else:
         groups = make_groups(pruned, 1)
         rl = relabel(pruned, groups)
     hstart = rl.h_start()
-    stats.update(heuristic=heuristic, groups=[len(gr) for gr in groups], h_start=hstart,
+    stats.update(heuristic=used, groups=[len(gr) for gr in groups], h_start=hstart,
                  heuristic_seconds=time.perf_counter() - t1)
     control.improved(best=lb, bound=max(lb, min(hstart, ub_extra)), phase="incumbent")
 
@@ -165,12 +163,16 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     disk_layers = 0
     status = None
     message = ""
-    budget = _Budget(mem, n)
+    baseline = _resident_bytes()
+    stats["memory_baseline"] = baseline
+    budget = _Budget(max(mem - baseline, min(mem, MIN_SEARCH_MEMORY)), n)
     files: list[LayerFiles | None] = [None] * (n + 1)
     keys, g = np.zeros(1, dtype=np.uint64), np.zeros(1)
     peak_disk = 0
     goal_g = -math.inf
     area = TempArea(tmp_dir)
+    if area.reaped:
+        stats["stale_tmp_dirs_removed"] = len(area.reaped)
     try:
         for level in range(n):
             status = control.should_stop(nodes=int(totals[0]))
@@ -232,13 +234,29 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                        stats=stats, message=message)
 
 
+#: the smallest RAM budget of the layer search (buffers of a few hundred nodes)
+MIN_SEARCH_MEMORY = 1 << 20
+
+
+def _resident_bytes() -> int:
+    """The process's resident set size now (Linux /proc; else its peak, from getrusage)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(peak) * (1 if sys.platform == "darwin" else 1024)
+
+
 class _Budget:
     """How ``memory_limit`` is shared (see :mod:`lpbn.bfbnb.external`)."""
 
     def __init__(self, mem: int, n: int):
-        self.ram_nodes = int(0.4 * mem / 16)
-        self.stream_buffer = max(64, int(0.2 * mem / (16 * n)))
-        self.output = max(64, int(0.1 * mem / 20))
+        widest = math.comb(n, n // 2)       # no layer of the order graph holds more nodes
+        self.ram_nodes = min(int(0.4 * mem / 16), widest)
+        self.stream_buffer = min(max(64, int(0.2 * mem / (16 * n))), max(64, widest))
+        self.output = min(max(64, int(0.1 * mem / 20)), max(64, widest))
 
 
 def _build_layer(src: LayerSource, out: LayerFiles, n: int, rl: Relabelled, scores, threshold,
