@@ -37,3 +37,14 @@ def shared() -> Path:
     if d is None:
         pytest.skip("shared benchmark collection not found (set LPBN_SHARED)")
     return d
+
+
+def pytest_sessionstart(session):
+    """Compile every method's kernels once, in this process, before any test runs (what
+    ``lpbn warmup`` does): a timed solve on a cold install compiles in a child process and
+    may return a quick answer instead (lpbn.warmup), which tests of the methods must not get."""
+    # subprocesses (`python -m lpbn ...` in a temporary directory) import this checkout too,
+    # not an installed copy: the same code as the in-process tests, and one compile cache
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    from lpbn import warmup
+    warmup.main([])

@@ -352,3 +352,23 @@ scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs
     assert rows[("csv", "peer")]["status"] == "finished" and float(rows[("csv", "peer")]["score"]) == -1.5
     summary = (out / "syn" / "latest" / "summary.md").read_text()
     assert "## Networks learned from data" in summary and "| syn-25 | asobs | independence |" in summary
+
+
+def test_pgmpy_hill_climbing_peer_scores_its_dag_with_lpbn_bic(tmp_path, capsys):
+    """The pgmpy peer learns a DAG and prints its BIC under lpbn's formula; lpbn's exact answer on
+    the exhaustive cache of the same data is at least as good."""
+    pytest.importorskip("pgmpy")
+    pytest.importorskip("pandas")
+    import lpbn
+    from lpbn.bench.peers.pgmpy_hc import main as peer_main
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(400, 5))
+    X[:, 1] = X[:, 0] ^ (rng.random(400) < 0.1)
+    X[:, 2] = X[:, 1] & X[:, 3]
+    data = tmp_path / "d.csv"
+    np.savetxt(data, X, fmt="%d", delimiter=",")
+    assert peer_main([str(data)]) == 0
+    out = capsys.readouterr().out
+    peer_score = float(out.strip().splitlines()[-1].split()[-1])
+    best = lpbn.solve(lpbn.score_data(str(data), score="bic", jobs=1), method="dp")
+    assert best.score >= peer_score - 1e-6 * abs(peer_score)

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 import lpbn
 from lpbn.bfbnb import ordering_search
 from lpbn.bfbnb.heuristic import make_groups, relabel
-from lpbn.bfbnb.search import parse_memory
+from lpbn.options import parse_memory
 from lpbn.cache import ScoreCache
 from lpbn.errors import InputError
 from lpbn.formats import read_scores

@@ -50,23 +50,35 @@ def apply_limits(memory_limit_mb: float | None) -> None:
 
 
 def load_plugins(plugins: list[str]) -> None:
-    """Import plugin modules (a dotted name or a ``.py`` path) that may ``register_method``."""
+    """Import plugin modules (a dotted name or a ``.py`` path) that may ``register_method``;
+    a plugin that is missing or fails to import is an :class:`~lpbn.errors.InputError`."""
     import importlib
     import importlib.util
+
+    from lpbn.errors import InputError
     for spec in plugins:
         if spec.endswith(".py") or os.sep in spec:
             path = Path(spec)
+            if not path.is_file():
+                raise InputError(f"--plugin {spec}: no such file")
             name = f"_lpbn_bench_plugin_{path.stem}"
             if name in sys.modules:
                 continue
             mod_spec = importlib.util.spec_from_file_location(name, path)
             if mod_spec is None or mod_spec.loader is None:
-                raise ImportError(f"cannot import plugin {spec}")
+                raise InputError(f"--plugin {spec}: not an importable Python file")
             module = importlib.util.module_from_spec(mod_spec)
             sys.modules[name] = module
-            mod_spec.loader.exec_module(module)
+            try:
+                mod_spec.loader.exec_module(module)
+            except Exception as exc:
+                del sys.modules[name]
+                raise InputError(f"--plugin {spec}: importing it failed: {type(exc).__name__}: {exc}") from exc
         else:
-            importlib.import_module(spec)
+            try:
+                importlib.import_module(spec)
+            except ImportError as exc:
+                raise InputError(f"--plugin {spec}: cannot import it ({exc})") from exc
 
 
 def sanitize(x: Any, depth: int = 0) -> Any:

@@ -19,6 +19,22 @@ import sys
 import time
 
 
+def _hill_climb(df, max_indegree):
+    """The DAG's edges from pgmpy's hill climbing with ``bic-d`` (the API of pgmpy >= 1.1, else the
+    older ``pgmpy.estimators`` one)."""
+    try:
+        from pgmpy.causal_discovery import HillClimbSearch
+    except ImportError:
+        from pgmpy.estimators import HillClimbSearch
+        model = HillClimbSearch(df).estimate(scoring_method="bic-d", max_indegree=max_indegree,
+                                             show_progress=False)
+        return list(model.edges())
+    hc = HillClimbSearch(scoring_method="bic-d", max_indegree=max_indegree, return_type="dag",
+                         show_progress=False)
+    hc.fit(df)
+    return list(hc.causal_graph_.edges())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m lpbn.bench.peers.pgmpy_hc")
     p.add_argument("data", help="data file lpbn reads (CSV, .dat)")
@@ -27,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         import pandas as pd
-        from pgmpy.estimators import HillClimbSearch
+        import pgmpy  # noqa: F401
     except ImportError:
         print("pgmpy_hc: needs pgmpy and pandas (pip install 'lpbn[pgmpy]')", file=sys.stderr)
         return 2
@@ -35,14 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     from lpbn.scoring import read_data
     from lpbn.scoring.dag_score import score_dag
     ds = read_data(args.data)
-    df = pd.DataFrame({name: ds.columns[j] for j, name in enumerate(ds.names)})
+    # integer columns would be read as continuous by pgmpy: categories make them discrete
+    df = pd.DataFrame({name: pd.Categorical(ds.columns[j]) for j, name in enumerate(ds.names)})
     t0 = time.perf_counter()
-    model = HillClimbSearch(df).estimate(scoring_method="bic-d", max_indegree=args.max_indegree,
-                                         show_progress=False)
+    edges = _hill_climb(df, args.max_indegree)
     seconds = time.perf_counter() - t0
     index = {v: j for j, v in enumerate(ds.names)}
     parents = [[] for _ in ds.names]
-    for a, b in model.edges():
+    for a, b in edges:
         parents[index[str(b)]].append(index[str(a)])
     dag = DAG(ds.names, parents)
     print(f"pgmpy HillClimbSearch: {len(dag.edges)} edges in {seconds:.1f} s")

@@ -1,0 +1,197 @@
+"""Compiling a method's numba kernels ahead of a timed solve, so that time limits hold on a
+fresh install.
+
+lpbn's hot loops are numba kernels compiled at their first call and cached on disk
+(``cache=True``).  On a fresh install the first solve therefore compiles for 5-30 s, and a
+kernel cannot look at the clock while it compiles: ``--time-limit 5`` used to return after
+9-15 s.  Here the compilation runs in a separate process instead:
+
+* :func:`is_warm` tells whether ``method``'s kernels were compiled for this exact source
+  tree, numba and Python (a marker file beside numba's cache, keyed by all three);
+* :func:`warm_up` solves a small random cache with ``method`` in a child process (which
+  fills numba's on-disk cache) and waits for it up to a deadline.  If the deadline comes
+  first, the child goes on in the background (so the next run is warm) and the caller gets
+  ``False``: :func:`lpbn.solve` then returns at once with status ``time_limit``, a DAG from
+  a numpy-only heuristic and the trivial bound, instead of overrunning the limit.
+
+``lpbn warmup`` (or ``python -m lpbn.warmup``) does the one-time step by hand for every
+method; without a time limit nothing is spawned and kernels compile in process as before.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+#: methods with numba kernels worth compiling ahead (others start at once)
+METHODS = ("dp", "dual", "highs", "pulp-cbc", "bfbnb", "obs", "asobs")
+
+
+def _fingerprint() -> str:
+    """lpbn's source files (names, sizes, mtimes), numba's and Python's versions."""
+    import numba
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha1(f"{numba.__version__} {sys.version}".encode())
+    for p in sorted(root.rglob("*.py")):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        h.update(f"{p.relative_to(root)} {st.st_size} {st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+def _marker_dir() -> Path:
+    """Where the markers live: numba's cache directory when set, else lpbn's own."""
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    if env:
+        return Path(env)
+    own = Path(__file__).resolve().parent / "__pycache__"
+    if os.access(own if own.exists() else own.parent, os.W_OK):
+        return own
+    return Path.home() / ".cache" / "lpbn"
+
+
+def _marker(method: str) -> Path:
+    return _marker_dir() / f"lpbn-warm-{method}-{_fingerprint()}"
+
+
+_compiling = False     # inside _compile: solve() must not spawn another warm-up
+
+
+#: set in the warm-up child's environment: nothing below it may spawn another warm-up
+CHILD_ENV = "LPBN_WARMUP_CHILD"
+
+
+def is_warm(method: str) -> bool:
+    """True when ``method`` has nothing to compile (or no kernels of its own), and inside a
+    warm-up (which compiles in process)."""
+    return (method not in METHODS or _compiling or os.environ.get(CHILD_ENV) == "1"
+            or _marker(method).exists())
+
+
+def warm_up(method: str, timeout: float | None = None, stop: Callable[[], Any] | None = None) -> bool:
+    """Compile ``method``'s kernels in a child process; True once done, False if ``timeout``
+    seconds passed first (the child then finishes in the background, in its own session, so the
+    next run is warm) or ``stop()`` became true (a signal: the child is stopped too)."""
+    if is_warm(method):
+        return True
+    child = subprocess.Popen([sys.executable, "-m", "lpbn.warmup", method],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True,
+                             env={**os.environ, CHILD_ENV: "1"})
+    deadline = math.inf if timeout is None else time.monotonic() + timeout
+    while child.poll() is None:
+        if stop is not None and stop():     # the user stops everything: the compile too
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGTERM)
+            child.wait()
+            return False
+        if time.monotonic() >= deadline:    # a time limit: let it finish for the next run
+            return False
+        time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+    return child.returncode == 0 and is_warm(method)
+
+
+def quick_result(cache, method: str, status: str, message: str):
+    """A :class:`~lpbn.result.SolveResult` without compiling anything: :func:`quick_dag` and
+    the trivial bound (each variable's best score)."""
+    from .result import DAG, SolveResult
+    choice, score = quick_dag(cache)
+    dag = DAG(cache.names, [cache.parents(int(j)) for j in choice]) if np.isfinite(score) else None
+    bound = float(np.sum(cache.best_unconstrained()))
+    return SolveResult(dag, score, max(bound, score), status, method, message=message,
+                       stats={"compiling": True})
+
+
+def quick_dag(cache) -> tuple[np.ndarray, float]:
+    """A DAG without compiling anything: variables in order of their best candidate's size
+    (sources first), each taking its best candidate among its predecessors (numpy only).
+    Returns (candidate index per variable, score)."""
+    n = cache.n
+    offsets = np.asarray(cache.offsets, dtype=np.int64)
+    sizes = np.asarray(cache.sizes, dtype=np.int64)
+    best = offsets[:-1] + np.array([np.argmax(cache.scores[offsets[i]:offsets[i + 1]]) for i in range(n)])
+    order = np.argsort(sizes[best], kind="stable")
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    items = np.asarray(cache.pset_items, dtype=np.int64)
+    ptr = np.asarray(cache.pset_ptr, dtype=np.int64)
+    latest = np.full(cache.m, -1, dtype=np.int64)        # latest position among the parents
+    nonempty = sizes > 0
+    if items.size:
+        latest[nonempty] = np.maximum.reduceat(pos[items], ptr[:-1][nonempty])
+    family = np.asarray(cache.family, dtype=np.int64)
+    ok = latest < pos[family]
+    masked = np.where(ok, cache.scores, -np.inf)
+    choice = np.array([offsets[i] + int(np.argmax(masked[offsets[i]:offsets[i + 1]])) for i in range(n)])
+    if not np.all(ok[choice]):
+        return choice, -np.inf       # some variable has no candidate within the order
+    return choice, float(cache.scores[choice].sum())
+
+
+def _compile(method: str) -> None:
+    """Solve small random caches with ``method`` (fills numba's cache), then mark it warm."""
+    global _compiling
+    from .errors import ResourceLimitError
+    from .solve import solve
+    from .testing import random_cache, random_sparse_cache
+    _compiling = True
+    try:
+        # small caches solve at the root; the sparse one with cycles among neighbours needs
+        # cuts, exact separation and the incumbent searches, so their kernels compile too
+        caches = [random_cache(9, seed=0, density=0.4), random_cache(12, seed=1, density=0.4),
+                  random_sparse_cache(30, per_variable=(20, 40), max_parents=3, seed=2, neighbourhood=8)]
+        for cache, limit in zip(caches, (60, 60, 5)):
+            cache.prune_dominated()
+            try:
+                solve(cache, method, time_limit=limit)
+            except ResourceLimitError:
+                # dp refuses n=30 (memory); its kernels compiled on the small caches
+                if cache.n <= 12:
+                    raise
+    finally:
+        _compiling = False
+    marker = _marker(method)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(f"compiled {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    methods = (argv if argv is not None else sys.argv[1:]) or list(METHODS)
+    for m in methods:
+        if m not in METHODS:
+            print(f"lpbn warmup: unknown method {m!r} (choose from {', '.join(METHODS)})", file=sys.stderr)
+            return 2
+    for m in methods:
+        marker = _marker(m)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        with open(marker.with_suffix(".lock"), "w") as lock:
+            _lock(lock)      # one compiling process per method; the others wait, then skip
+            if not marker.exists():
+                _compile(m)
+    return 0
+
+
+def _lock(fh) -> None:
+    try:
+        import fcntl
+    except ImportError:     # not POSIX: concurrent compiles are merely wasteful
+        return
+    fcntl.flock(fh, fcntl.LOCK_EX)
+
+
+if __name__ == "__main__":
+    # run the imported module's main, not this __main__ copy: lpbn.solve reads the
+    # _compiling flag of lpbn.warmup, which a copy's flag would not set
+    from lpbn.warmup import main as _main
+    sys.exit(_main())
