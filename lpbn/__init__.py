@@ -5,10 +5,14 @@ Front door: :func:`solve` (scipy.optimize style) on a :class:`ScoreCache` read w
 """
 
 from .cache import CacheSummary, ScoreCache
+from .constraints import Constraints
 from .errors import DataFileError, InputError, LpbnError, LpbnWarning, ScoreFileError
 from .formats import parse_scores, read_scores, write_scores
 from .result import DAG, SolveResult
 from .solve import SolveControl, available_methods, register_method, solve
+# not lazy: importing the submodule lpbn.learn would set the attribute ``lpbn.learn`` to the
+# module and shadow the function (learn.py imports nothing heavy at module level)
+from .learn import LearnResult, learn
 
 __version__ = "0.1.0"
 
@@ -18,6 +22,8 @@ _LAZY = {
     "read_data": "lpbn.scoring",
     "crosscheck": "lpbn.highs.crosscheck",
     "bound_gap_table": "lpbn.highs.gap",
+    "fit_network": "lpbn.fit",
+    "to_pgmpy": "lpbn.interop",
 }
 
 
@@ -29,7 +35,7 @@ def __getattr__(name: str):
     return getattr(importlib.import_module(module), name)
 
 __all__ = [
-    "DAG", "CacheSummary", "DataFileError", "InputError", "LpbnError", "LpbnWarning",
+    "DAG", "CacheSummary", "Constraints", "DataFileError", "InputError", "LearnResult", "LpbnError", "LpbnWarning",
     "ScoreCache", "ScoreFileError", "SolveControl", "SolveResult", "available_methods",
-    "parse_scores", "read_scores", "register_method", "solve", "write_scores",
+    "learn", "parse_scores", "read_scores", "register_method", "solve", "write_scores",
 ]

@@ -21,7 +21,9 @@ JSON form (:meth:`BayesianNetwork.to_dict`, :meth:`BayesianNetwork.save`)::
 
 Parents are listed by name; their order in the file defines the CPT rows (first parent most
 significant), and :meth:`from_dict` permutes the rows when that order is not the index order.
-Floats are written with ``repr`` (bit-exact round trip).
+Floats are written with ``repr`` (bit-exact round trip).  A variable may also carry
+``"states": ["no", "yes"]``, the names of its states ``0..r-1`` (optional: networks without
+state names are written and read as before, and their states are named ``"0".."r-1"``).
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ class BayesianNetwork:
     cpts : sequence of array-like
         ``cpts[i]`` of shape ``(q_i, r_i)``, non-negative, rows summing to 1 (within
         :data:`ROW_SUM_TOLERANCE`).
+    states : sequence of (sequence of str or None), optional
+        Names of the states ``0..r_i-1`` per variable (``r_i`` distinct strings), or None for
+        a variable (or the whole network) without names; :meth:`state_names` then gives
+        ``"0".."r-1"``.  Kept in :attr:`states` (None when no variable has names).
 
     Raises :class:`NetworkError` (an :class:`~lpbn.errors.InputError`) on bad shapes,
     out-of-range or repeated parents, non-stochastic rows and directed cycles.  The stored
@@ -78,7 +84,8 @@ class BayesianNetwork:
     """
 
     def __init__(self, names: Sequence[str], arities: Sequence[int],
-                 parents: Sequence[Iterable[int]], cpts: Sequence[Any]):
+                 parents: Sequence[Iterable[int]], cpts: Sequence[Any],
+                 states: Sequence[Sequence[str] | None] | None = None):
         self.names: tuple[str, ...] = tuple(str(v) for v in names)
         n = len(self.names)
         if n == 0:
@@ -109,6 +116,8 @@ class BayesianNetwork:
                                + " -> ".join(self.names[v] for v in cyc + cyc[:1]))
         self._order = order
         self._flat_cache: _Flat | None = None  # CSR form for the kernels, built on first use
+        self.states: tuple[tuple[str, ...] | None, ...] | None = _check_states(states, self.names,
+                                                                              self.arities)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -131,6 +140,11 @@ class BayesianNetwork:
         Sampling follows it, so it is part of what makes samples reproducible."""
         return self._order.copy()
 
+    def state_names(self, i: int) -> tuple[str, ...]:
+        """Names of the states of variable ``i`` (``"0".."r-1"`` when it has none)."""
+        st = None if self.states is None else self.states[i]
+        return st if st is not None else tuple(str(k) for k in range(int(self.arities[i])))
+
     def num_parameters(self) -> int:
         """Free parameters ``sum_i q_i (r_i - 1)`` (the BIC penalty counts these)."""
         return int(sum(c.shape[0] * (c.shape[1] - 1) for c in self.cpts))
@@ -142,7 +156,9 @@ class BayesianNetwork:
     def __eq__(self, other) -> bool:
         return (isinstance(other, BayesianNetwork) and self.names == other.names
                 and self.parents == other.parents and np.array_equal(self.arities, other.arities)
-                and all(np.array_equal(a, b) for a, b in zip(self.cpts, other.cpts)))
+                and all(np.array_equal(a, b) for a, b in zip(self.cpts, other.cpts))
+                and (self.states == other.states
+                     or all(self.state_names(i) == other.state_names(i) for i in range(self.n))))
 
     __hash__ = None  # mutable-looking arrays inside: not hashable
 
@@ -201,15 +217,15 @@ class BayesianNetwork:
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (see the module docstring)."""
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "variables": [
-                {"name": self.names[i], "arity": int(self.arities[i]),
-                 "parents": [self.names[p] for p in self.parents[i]],
-                 "cpt": self.cpts[i].tolist()}
-                for i in range(self.n)],
-        }
+        variables = []
+        for i in range(self.n):
+            v = {"name": self.names[i], "arity": int(self.arities[i]),
+                 "parents": [self.names[p] for p in self.parents[i]]}
+            if self.states is not None and self.states[i] is not None:
+                v["states"] = list(self.states[i])
+            v["cpt"] = self.cpts[i].tolist()
+            variables.append(v)
+        return {"format": FORMAT, "version": VERSION, "variables": variables}
 
     @classmethod
     def from_dict(cls, d: Any, source: str | None = None) -> "BayesianNetwork":
@@ -222,7 +238,7 @@ class BayesianNetwork:
         if d.get("version", VERSION) != VERSION:
             raise NetworkError(f"{where}unsupported version {d.get('version')!r} (this lpbn reads {VERSION})")
         vs = d["variables"]
-        names, arities, parents, cpts = [], [], [], []
+        names, arities, parents, cpts, states = [], [], [], [], []
         for k, v in enumerate(vs):
             if not isinstance(v, dict) or not {"name", "arity", "cpt"} <= set(v):
                 raise NetworkError(f"{where}variable #{k + 1}: expected an object with name, arity, "
@@ -230,6 +246,7 @@ class BayesianNetwork:
             names.append(v["name"])
             arities.append(v["arity"])
             cpts.append(v["cpt"])
+            states.append(v.get("states"))
         index = {str(name): i for i, name in enumerate(names)}
         for k, v in enumerate(vs):
             ps = v.get("parents", [])
@@ -240,7 +257,8 @@ class BayesianNetwork:
             except KeyError as exc:
                 raise NetworkError(f"{where}unknown parent {exc.args[0]!r} of variable {names[k]}") from None
         try:
-            return cls(names, arities, parents, cpts)
+            return cls(names, arities, parents, cpts,
+                       states if any(st is not None for st in states) else None)
         except NetworkError as exc:
             raise NetworkError(f"{where}{exc}") from None
 
@@ -306,6 +324,32 @@ def _check_arities(arities: Any, names: tuple[str, ...]) -> np.ndarray:
         raise NetworkError(f"variable {names[bad[0]]}: arity must be >= 1, got {a[bad[0]]}")
     a.setflags(write=False)
     return a
+
+
+def _check_states(states: Any, names: tuple[str, ...],
+                  arities: np.ndarray) -> tuple[tuple[str, ...] | None, ...] | None:
+    """Validate optional state names: None, or one entry per variable, each None or ``r_i``
+    distinct strings.  Returns None when no variable has names."""
+    if states is None:
+        return None
+    if isinstance(states, (str, bytes)) or not hasattr(states, "__len__") or len(states) != len(names):
+        raise NetworkError(f"states: expected one list of state names (or None) per variable "
+                           f"({len(names)})")
+    out: list[tuple[str, ...] | None] = []
+    for i, st in enumerate(states):
+        if st is None:
+            out.append(None)
+            continue
+        if isinstance(st, (str, bytes)) or not all(isinstance(x, str) for x in st):
+            raise NetworkError(f"variable {names[i]}: states must be a list of strings")
+        st = tuple(st)
+        if len(st) != int(arities[i]):
+            raise NetworkError(f"variable {names[i]}: {len(st)} state names for arity {int(arities[i])}")
+        if len(set(st)) != len(st):
+            dup = next(x for x in st if st.count(x) > 1)
+            raise NetworkError(f"variable {names[i]}: duplicate state name {dup!r}")
+        out.append(st)
+    return tuple(out) if any(st is not None for st in out) else None
 
 
 def _sorted_family(i: int, parents: Iterable[int], cpt: Any, names: tuple[str, ...],

@@ -111,6 +111,34 @@ class DAG:
         lines.append("}")
         return "\n".join(lines) + "\n"
 
+    def to_networkx(self, local_scores: Any = None):
+        """The DAG as a ``networkx.DiGraph``: nodes are the names (in order), edges parent ->
+        child.  ``local_scores`` (a :class:`~lpbn.cache.ScoreCache` over these names, or one
+        number per variable) sets the node attribute ``local_score`` where it is known.
+        Needs networkx (``pip install "lpbn[networkx]"``)."""
+        from .interop import import_optional
+        nx = import_optional("networkx", "networkx")
+        g = nx.DiGraph()
+        scores: list[float | None] = [None] * self.n
+        if local_scores is not None:
+            if hasattr(local_scores, "local_score"):
+                idx = {v: i for i, v in enumerate(local_scores.names)}
+                for i, ps in enumerate(self.parents):
+                    j = idx.get(self.names[i])
+                    if j is not None and all(self.names[p] in idx for p in ps):
+                        scores[i] = local_scores.local_score(j, [idx[self.names[p]] for p in ps])
+            else:
+                scores = [None if s is None else float(s) for s in local_scores]
+                if len(scores) != self.n:
+                    raise ValueError("one local score per variable is required")
+        for v, s in zip(self.names, scores):
+            if s is None:
+                g.add_node(v)
+            else:
+                g.add_node(v, local_score=s)
+        g.add_edges_from((self.names[p], self.names[c]) for p, c in self.edges)
+        return g
+
     @classmethod
     def from_parent_names(cls, names: Sequence[str], parents: dict[str, Iterable[str]]) -> "DAG":
         idx = {v: i for i, v in enumerate(names)}

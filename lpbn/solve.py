@@ -13,12 +13,14 @@ import importlib.util
 import math
 import os
 import sys
+import threading
 import time
 from typing import Any, Callable
 
+from . import signals
 from .cache import ScoreCache
 from .errors import InputError
-from .result import OPTIMALITY_TOLERANCE, SolveResult, relative_gap
+from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, OPTIMALITY_TOLERANCE, SolveResult, relative_gap
 
 #: name -> "module:function" (imported lazily) or a callable.
 _METHODS: dict[str, str | Callable[..., SolveResult]] = {
@@ -40,7 +42,7 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
 #: than the HiGHS ILP on the hard anchors, e.g. soybean 36 s vs 81 s, wdbc 47 s vs 157 s, within
 #: 0.2 s on the easy ones; hailfinder-5000 10 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
 #: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 75 s; results/dual/blip.md).
-#: Beyond that (results/scale/portfolio.md, 60 s on 2 cores), the HiGHS ILP for sparse caches
+#: Beyond that (results/scale/README.md, "Portfolio", 60 s on 2 cores), the HiGHS ILP for sparse caches
 #: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all: munin1
 #: optimal in 33 s, diabetes gap 0.048%, munin 0.31%), and otherwise ``asobs``, ASOBS beside the
 #: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
@@ -55,6 +57,9 @@ AUTO_HIGHS_MAX_DENSITY = 200
 AUTO_HIGHS_MAX_M = 250_000
 AUTO_LARGE_METHOD = "highs"
 AUTO_SCALE_METHOD = "asobs"
+
+
+from .options import check_options  # noqa: E402  (below _METHODS, which it does not use)
 
 
 def register_method(name: str, func: str | Callable[..., SolveResult]) -> None:
@@ -101,6 +106,9 @@ class SolveControl:
 
     Methods call :meth:`improved` whenever their best score or bound changes, and poll
     :meth:`should_stop` in their loops; a stop returns the best so far, never raises.
+    SIGINT and SIGTERM during :func:`solve` are such a stop (``"interrupted"``, see
+    :mod:`lpbn.signals`): poll at least about once a second, and check
+    :func:`lpbn.signals.pending` in loops that have no control.
     """
 
     def __init__(self, time_limit: float | None = None, gap_limit: float | None = None,
@@ -154,14 +162,22 @@ class SolveControl:
         return self.gap <= self.tolerance
 
     def should_stop(self, nodes: int | None = None) -> str | None:
-        """The status to stop with (``time_limit``/``gap_limit``/``node_limit``) or None."""
-        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+        """The status to stop with (``interrupted``/``time_limit``/``gap_limit``/``node_limit``)
+        or None."""
+        if self.stop_reason is None and signals.pending() is not None:
+            self.stop_reason = INTERRUPTED
+        elif self.time_limit is not None and self.elapsed() >= self.time_limit:
             self.stop_reason = "time_limit"
         elif self.gap_limit is not None and self.gap <= self.gap_limit and math.isfinite(self.best):
             self.stop_reason = "gap_limit"
         elif self.node_limit is not None and nodes is not None and nodes >= self.node_limit:
             self.stop_reason = "node_limit"
         return self.stop_reason
+
+    def announce(self, text: str) -> None:
+        """A progress line (when progress is on) that is not about the bounds."""
+        if self.progress:
+            print(f"[{self.elapsed():8.1f}s] {text}", file=sys.stderr, flush=True)
 
     def _maybe_progress(self, info: dict[str, Any]) -> None:
         show = self.progress if self.progress is not None else False
@@ -172,6 +188,29 @@ class SolveControl:
         extra = " ".join(f"{k}={v}" for k, v in info.items())
         print(f"[{self.elapsed():8.1f}s] best {self.best:.6f}  bound {self.bound:.6f}  "
               f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
+
+
+#: seconds kept for the quick answer when a cold method's compilation outlasts the time limit
+WARMUP_MARGIN = 0.3
+
+
+def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> SolveResult | None:
+    """With a time limit and a method whose numba kernels are not compiled yet (a fresh
+    install), compile them in a child process (:mod:`lpbn.warmup`) while the clock runs; if the
+    limit or a signal comes first, the quick answer (status ``time_limit``/``interrupted``),
+    else None and the method runs with its kernels loading from the cache."""
+    from . import warmup
+    if control.time_limit is None or warmup.is_warm(method):
+        return None
+    control.announce(f"compiling {method}'s kernels (once per install; `lpbn warmup` does it ahead)")
+    if warmup.warm_up(method, timeout=max(0.0, control.remaining() - WARMUP_MARGIN), stop=signals.pending):
+        return None
+    stopped = signals.pending() is not None
+    return warmup.quick_result(
+        cache, method, "interrupted" if stopped else "time_limit",
+        f"{'stopped' if stopped else 'time limit reached'} while {method}'s kernels compile (first run on this "
+        "install; they go on compiling in the background): a quick DAG and the trivial bound. "
+        "Run `lpbn warmup` once to avoid this.")
 
 
 def auto_method(cache: ScoreCache) -> str:
@@ -191,7 +230,7 @@ def auto_method(cache: ScoreCache) -> str:
 def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
           time_limit: float | None = None, gap_limit: float | None = None,
           node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
-          progress: bool | None = None, **options: Any) -> SolveResult:
+          progress: bool | None = None, constraints: Any = None, **options: Any) -> SolveResult:
     """Learn a maximum-score DAG from a local-score cache.
 
     Parameters
@@ -211,22 +250,62 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         Called with a dict (seconds, best, bound, gap, ...) at every improvement.
     progress
         Print a progress line to stderr at most once a second.
+    constraints : Constraints, dict or path, optional
+        Structural constraints (forbidden/required arcs and adjacencies, tiers, in-degree
+        limits, roots, sinks; :mod:`lpbn.constraints`), honoured by every method: the cache is
+        pruned to the parent sets they allow (then of subset-dominated ones), required
+        adjacencies are solved by branching over their orientations.  ``stats["constraints"]``
+        counts the candidates removed; status ``infeasible`` (reason in ``message``) when no
+        DAG satisfies them.
     **options
         Passed to the method.
 
     Returns
     -------
     SolveResult
+        SIGINT or SIGTERM (in the main thread) stop the method like a limit: the result has
+        status ``"interrupted"`` (unless the run had already proved optimality), the best DAG
+        and a valid bound so far, and ``stats["interrupted_by"]`` names the signal (see
+        :mod:`lpbn.signals`).
     """
+    if constraints is not None:
+        from .constraints import solve_constrained
+        return solve_constrained(cache, method, constraints, time_limit=time_limit, gap_limit=gap_limit,
+                                 node_limit=node_limit, callback=callback, progress=progress, **options)
     if not isinstance(cache, ScoreCache):
         from .formats import read_scores
         cache = read_scores(cache)
     if method == "auto":
         method = auto_method(cache)
     fn = _resolve(method)
+    check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
-    result = fn(cache, control, **options)
+    with signals.stop_on_signals():
+        control.announce(f"method {method}: {cache.n} variables, {cache.m} candidate parent sets"
+                         + ("; SIGINT (Ctrl-C) or SIGTERM stops with the best so far"
+                            if threading.current_thread() is threading.main_thread() else ""))
+        try:
+            result = _compiled_in_time(cache, method, control)
+            if result is None:
+                result = fn(cache, control, **options)
+        except Exception as exc:
+            if signals.pending() is None:
+                raise
+            # a method that failed while stopping: still a stop, not an internal error
+            raise signals.Interrupted(signals.pending(), f"interrupted by "
+                                      f"{signals.signal_name(signals.pending())}; the method failed "
+                                      f"while stopping ({type(exc).__name__}: {exc})") from exc
+        signum = signals.pending()
+    if result.status not in (OPTIMAL, INFEASIBLE) and not math.isfinite(result.upper_bound) \
+            and result.dag is not None:
+        # stopped before the method had a bound: each variable's best score sums to one
+        result.upper_bound = max(float(cache.best_unconstrained().sum()), result.score)
+    if signum is not None:
+        result.stats["interrupted_by"] = signals.signal_name(signum)
+        if result.status not in (OPTIMAL, INFEASIBLE):
+            result.status = INTERRUPTED
+            result.message = result.message or f"interrupted by {signals.signal_name(signum)}"
     result.seconds = control.elapsed()
     if not result.trace:
         result.trace = list(control.trace)

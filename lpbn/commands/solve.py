@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 import sys
+import time
 
 from ..errors import InputError
+from ..options import SHARED
 from ..formats import read_scores
+from ..signals import Interrupted
+from ..constraints import add_arguments as add_constraint_arguments, from_args as constraints_from_args
 from ..solve import _METHODS, solve
 from .common import emit
 
@@ -28,7 +33,9 @@ def add_arguments(p) -> None:
     p.add_argument("--memory-limit", type=float, metavar="MB",
                    help="memory budget in MiB for methods that use one (dp, bfbnb)")
     p.add_argument("--no-prune", action="store_true",
-                   help="do not drop subset-dominated candidates before solving")
+                   help="do not drop subset-dominated candidates before solving (with constraints they "
+                        "are dropped after the constraints are applied, which is exact)")
+    add_constraint_arguments(p)
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="method-specific option (repeatable; VALUE parsed as JSON if possible)")
     p.add_argument("--format", choices=("text", "json", "dot"), default="text")
@@ -44,11 +51,25 @@ def _options(pairs: list[str]) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise InputError(f"--option expects KEY=VALUE, got {item!r}")
+        key = key.replace("-", "_")
+        if key in SHARED or key == "memory_limit":
+            raise InputError(f"--option {key}: use --{key.replace('_', '-')} instead")
         try:
-            out[key.replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.replace("-", "_")] = value
+            out[key] = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            out[key] = value
     return out
+
+
+def _remaining(limit: float | None) -> float | None:
+    """What is left of ``--time-limit`` after reading and pruning (it counts from the start
+    of the command, :data:`lpbn.cli.STARTED`)."""
+    if limit is None:
+        return None
+    if not limit >= 0:
+        raise InputError(f"--time-limit must be a non-negative number of seconds, got {limit}")
+    from ..cli import STARTED
+    return max(0.0, limit - (time.perf_counter() - STARTED))
 
 
 def format_text(result) -> str:
@@ -68,14 +89,19 @@ def format_text(result) -> str:
 
 def run(args) -> int:
     cache = read_scores(args.file)
-    if not args.no_prune:
+    constraints = constraints_from_args(args)
+    if constraints is not None:
+        constraints.check_names(cache.names)     # unknown names: exit 2 before any work
+    elif not args.no_prune:                  # (constrained: pruned after the constraints)
         cache = cache.prune_dominated()
     options = _options(args.option)
     if args.memory_limit is not None:
+        if not (args.memory_limit > 0 and math.isfinite(args.memory_limit)):
+            raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
         options["memory_limit"] = int(args.memory_limit * 2**20)
     progress = args.progress if args.progress is not None else sys.stderr.isatty()
-    result = solve(cache, args.method, time_limit=args.time_limit, gap_limit=args.gap_limit,
-                   node_limit=args.node_limit, progress=progress, **options)
+    result = solve(cache, args.method, time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit,
+                   node_limit=args.node_limit, progress=progress, constraints=constraints, **options)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=1) + "\n"
     elif args.format == "dot":
@@ -85,7 +111,14 @@ def run(args) -> int:
     else:
         text = format_text(result)
     emit(text, args.output)
-    if result.status != "optimal":
-        print(f"lpbn: {result.status}: returning the best DAG found so far (score {result.score:.6f}, "
-              f"bound {result.upper_bound:.6f}, gap {result.gap:.3%})", file=sys.stderr)
+    note = (f"returning the best DAG found so far (score {result.score:.6f}, "
+            f"bound {result.upper_bound:.6f}, gap {result.gap:.3%})")
+    by = result.stats.get("interrupted_by")
+    if by:   # SIGINT/SIGTERM stopped the solve: the result is written, the CLI exits 130/143
+        raise Interrupted(signal.Signals[by], f"interrupted by {by}: {note}" if result.status != "optimal"
+                          else f"interrupted by {by} after the solve had finished (optimal)")
+    if result.status == "infeasible":
+        print(f"lpbn: infeasible: {result.message or 'no DAG'}", file=sys.stderr)
+    elif result.status != "optimal":
+        print(f"lpbn: {result.status}: {note}", file=sys.stderr)
     return 0

@@ -16,14 +16,18 @@ solve–separate–resolve loop as ``method="highs"``: a third independent solve
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from .. import signals
 from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..clusters import ClusterFamily, cluster_rows_csr
@@ -32,6 +36,43 @@ from ..result import OPTIMAL, SolveResult
 from .ilp import Incumbent, choice_is_acyclic, decode_choice
 from .lp_model import EtaLP
 from .separation import cut_loop, incumbent_clusters
+
+
+class _TrackedSubprocess:
+    """The ``subprocess`` module as PuLP's CBC driver sees it, with a ``Popen`` that registers
+    the CBC process with :func:`lpbn.signals.forward`."""
+
+    def __init__(self, real, stack: contextlib.ExitStack):
+        self._real = real
+
+        class Popen(real.Popen):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                stack.enter_context(signals.forward(self.pid, signal.SIGINT,
+                                                    alive=lambda: self.returncode is None))
+        self.Popen = Popen
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@contextlib.contextmanager
+def _cbc_stops_on_request():
+    """PuLP runs CBC with ``subprocess.Popen`` and blocks until it exits.  CBC stops on SIGINT
+    with its best solution so far, so a stop request (SIGINT or SIGTERM to lpbn alone,
+    :mod:`lpbn.signals`) is forwarded to it as SIGINT: otherwise SIGTERM would wait for
+    CBC's time limit.  (A terminal's Ctrl-C reaches CBC directly as well.)"""
+    from pulp.apis import coin_api
+    real = getattr(coin_api, "subprocess", None)
+    if real is not subprocess:          # another PuLP layout: no forwarding
+        yield
+        return
+    with contextlib.ExitStack() as stack:
+        coin_api.subprocess = _TrackedSubprocess(real, stack)
+        try:
+            yield
+        finally:
+            coin_api.subprocess = real
 
 
 def _pulp():
@@ -214,7 +255,14 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
         left = control.remaining()
         kw = {"timeLimit": max(1.0, left)} if math.isfinite(left) else {}
         solver = pulp.PULP_CBC_CMD(msg=msg, threads=threads, gapRel=1e-10, **kw)
-        model.prob.solve(solver)
+        try:
+            with _cbc_stops_on_request():
+                model.prob.solve(solver)
+        except pulp.PulpSolverError as exc:
+            if control.should_stop() != "interrupted":
+                raise
+            stats["cbc_error"] = str(exc)       # CBC ended by the stop request, no solution
+            return finish("interrupted")
         stats["mip_rounds"] += 1
         status = pulp.LpStatus[model.prob.status]
         sol_status = getattr(model.prob, "sol_status", None)

@@ -1,0 +1,149 @@
+"""``lpbn learn DATA -o net.bif``: data -> scores -> optimal DAG -> fitted CPTs, in one command."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from ..errors import InputError
+from ..solve import _METHODS
+from .common import emit
+
+HELP = "learn a Bayesian network (certified DAG + fitted CPTs) from discrete data"
+DESCRIPTION = (
+    "Score the data (lpbn score), solve the cache (lpbn solve, --method auto by default) and fit "
+    "the CPTs of the DAG found: maximum likelihood (parent configurations never seen get uniform "
+    "rows), or the BDeu posterior mean with --fit-ess A.  The output format follows the extension "
+    "of -o (or --format): .bif (BIF, as bnlearn and pgmpy read it; names made identifiers), .json "
+    "(the lpbn network, readable by lpbn sample --network, with the certificate under "
+    "\"certificate\"), .dot (Graphviz).  The certificate (score, upper bound, gap, status, method) "
+    "is printed on stderr; without -o, it and the parents go to stdout as text.")
+
+FORMATS = {".bif": "bif", ".json": "json", ".json.gz": "json", ".dot": "dot", ".gv": "dot"}
+
+
+def add_arguments(p) -> None:
+    p.add_argument("data", help="data file: CSV (header auto-detected) or GOBNILP .dat (optionally .gz)")
+    p.add_argument("-o", "--output", help="network to write: .bif, .json (.json.gz) or .dot "
+                                          "('-' with --format: stdout); default: a text summary on stdout")
+    p.add_argument("--format", choices=("bif", "json", "dot", "text"),
+                   help="output format (default: from the extension of -o; text without -o)")
+    p.add_argument("--score", default="bic", choices=("bic", "bdeu"),
+                   help="structure score (default bic)")
+    p.add_argument("--ess", type=float, default=1.0, metavar="A",
+                   help="BDeu equivalent sample size of the structure score (default 1)")
+    p.add_argument("--max-parents", type=int, metavar="K", help="parent limit (BIC also gets Tian's bound)")
+    p.add_argument("--method", default="auto", choices=["auto", *_METHODS],
+                   help="solver method (default auto; see lpbn solve --help)")
+    p.add_argument("--time-limit", type=float, metavar="S",
+                   help="stop the solve after S seconds with the best DAG so far")
+    p.add_argument("--missing", metavar="TOKENS",
+                   help="comma-separated tokens that mean a missing value, besides an empty field and '?'")
+    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
+    p.add_argument("--fit-ess", type=float, metavar="A",
+                   help="fit CPTs as the BDeu posterior mean with equivalent sample size A "
+                        "(default: maximum likelihood)")
+    p.add_argument("--jobs", type=int, metavar="J", help="scoring worker processes (default: every core)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines or certificate on stderr")
+    from ..constraints import add_arguments as add_constraint_arguments
+    add_constraint_arguments(p, what="the network")
+
+
+def output_format(args) -> str:
+    if args.format:
+        return args.format
+    if args.output in (None, "-"):
+        if args.output == "-":
+            raise InputError("-o - needs --format bif, json, dot or text")
+        return "text"
+    low = args.output.lower()
+    for ext, fmt in FORMATS.items():
+        if low.endswith(ext):
+            return fmt
+    raise InputError(f"{args.output}: unknown output format (use .bif, .json, .json.gz or .dot, or --format)")
+
+
+def certificate_text(res) -> str:
+    cert = res.certificate()
+    gap = f"{res.gap:.3e}" if math.isfinite(res.gap) else "inf"
+    lines = [f"status:       {res.status} (over {cert['optimal_over']})",
+             f"score:        {res.score:.10g} ({cert['scoring']['score']})",
+             f"upper bound:  {res.upper_bound:.10g}",
+             f"gap:          {gap}",
+             f"method:       {res.method}",
+             f"seconds:      {cert['timings'].get('total', res.seconds):.3f} "
+             f"(score {cert['timings'].get('score', 0):.2f}, solve {cert['timings'].get('solve', 0):.2f})",
+             f"CPTs:         {cert['fit']}"
+             + (f", {res.network.num_parameters()} parameters" if res.network is not None else "")]
+    if res.message:
+        lines.append(f"note:         {res.message}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args) -> int:
+    from ..constraints import from_args as constraints_from_args
+    from ..formats.bif import write_bif
+    from ..learn import learn
+
+    fmt = output_format(args)       # unknown extensions are refused before any work
+    for opt, val in (("--max-parents", args.max_parents), ("--jobs", args.jobs)):
+        if val is not None and val < (0 if opt == "--max-parents" else 1):
+            raise InputError(f"{opt} must be >= {0 if opt == '--max-parents' else 1}")
+    if args.time_limit is not None and not args.time_limit >= 0:
+        raise InputError("--time-limit must be >= 0")
+    res = learn(args.data, score=args.score, ess=args.ess, max_parents=args.max_parents,
+                method=args.method, time_limit=args.time_limit, missing=args.missing,
+                drop_missing=args.drop_missing, fit_ess=args.fit_ess, jobs=args.jobs,
+                progress=not args.quiet, constraints=constraints_from_args(args))
+    if res.network is None:
+        raise InputError(f"no DAG found (status {res.status}"
+                         + (f": {res.message}" if res.message else "") + "); nothing to write")
+    out = None if args.output in (None, "-") else args.output
+    if fmt == "bif":
+        text = write_bif(res.network, None)
+    elif fmt == "json":
+        d = res.network_dict()
+        if out is not None and out.lower().endswith(".gz"):
+            _save_json_gz(d, out)
+            text = None
+        else:
+            text = json.dumps(d, indent=1) + "\n"
+    elif fmt == "dot":
+        text = res.dag.to_dot()
+    else:
+        text = certificate_text(res) + "parents:\n" + "".join(
+            f"  {v} <- {', '.join(ps) if ps else '{}'}\n" for v, ps in res.dag.parent_names().items())
+    if text is not None:
+        emit(text, out)
+    if fmt != "text" and not args.quiet:
+        sys.stderr.write(certificate_text(res))
+        if out is not None:
+            print(f"network:      -> {out} ({fmt})", file=sys.stderr)
+    by = res.stats.get("interrupted_by")
+    if by:      # SIGINT/SIGTERM stopped the solve: the network is written, exit 130/143
+        _raise_interrupted(by)
+    if res.status != "optimal":
+        print(f"lpbn: {res.status}: the network is the best DAG found so far (gap {res.gap:.3%})",
+              file=sys.stderr)
+    return 0
+
+
+def _save_json_gz(d: dict, path: str) -> None:
+    import gzip
+
+    from ..atomic import atomic_write
+    data = gzip.compress((json.dumps(d, separators=(",", ":")) + "\n").encode("utf-8"),
+                         compresslevel=6, mtime=0)
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+
+
+def _raise_interrupted(by: str) -> None:
+    import signal
+    try:
+        from ..signals import Interrupted
+    except ImportError:
+        raise KeyboardInterrupt(f"interrupted by {by}") from None
+    raise Interrupted(signal.Signals[by], f"interrupted by {by}: the network of the best DAG so far "
+                                          "was written")

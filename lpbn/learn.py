@@ -1,0 +1,195 @@
+"""From data to a fitted Bayesian network in one call: :func:`learn` -> :class:`LearnResult`.
+
+``learn(data)`` reads the data once (:func:`lpbn.read_data`), scores it into a pruned local-score
+cache (:func:`lpbn.score_data`; its default exploration is exhaustive when that is small enough,
+else independence selection), solves the cache (:func:`lpbn.solve`, ``method="auto"``) and fits
+the CPTs of the DAG found (:func:`lpbn.fit_network`: maximum likelihood, or the BDeu posterior
+mean with ``fit_ess``).
+
+The certificate (``score <= optimum <= upper_bound``) is over the DAGs whose parent sets are in
+the cache.  With exhaustive exploration the cache provably holds an optimal DAG among all DAGs
+(within ``max_parents``), so an ``optimal`` status means optimal over all DAGs; with budgeted
+exploration (independence, for large data) it means optimal over the parent sets explored.
+:meth:`LearnResult.certificate` says which (``"optimal_over"``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field, fields
+from typing import Any, Sequence
+
+from .result import SolveResult, relative_gap
+
+__all__ = ["learn", "LearnResult"]
+
+
+@dataclass(repr=False)
+class LearnResult(SolveResult):
+    """A :class:`~lpbn.result.SolveResult` (DAG, score, upper bound, gap, status, method, ...)
+    plus what :func:`learn` made on the way.
+
+    Attributes
+    ----------
+    network : BayesianNetwork or None
+        The DAG with fitted CPTs (state names from the data); None when no DAG was found.
+    cache : ScoreCache
+        The local-score cache that was solved (``cache.meta``: score, N, explore, ...).
+    data : Dataset
+        The data as read (integer-coded columns, arities, labels).
+    fit_ess : float or None
+        None: maximum-likelihood CPTs; else the BDeu posterior mean with this equivalent sample
+        size.
+    timings : dict
+        Seconds spent reading, scoring, solving and fitting.
+    """
+
+    network: Any = None
+    cache: Any = field(default=None, repr=False)
+    data: Any = field(default=None, repr=False)
+    fit_ess: float | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def certificate(self) -> dict[str, Any]:
+        """JSON-ready summary: status, score, upper bound, gap, method, seconds, what the
+        optimality is over, the scoring settings and how the CPTs were fitted."""
+        d = SolveResult.to_dict(self)
+        cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "method", "seconds", "message")}
+        meta = self.cache.meta if self.cache is not None else {}
+        cert["optimal_over"] = optimal_over(meta)
+        cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
+                                                    "dropped_rows", "source")}
+        cert["scoring"]["candidate_sets"] = self.cache.m if self.cache is not None else None
+        cert["fit"] = ("maximum likelihood" if self.fit_ess is None
+                       else f"BDeu posterior mean (ess {self.fit_ess:g})")
+        cert["timings"] = dict(self.timings)
+        return cert
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`SolveResult.to_dict` plus ``certificate`` details and the ``network`` dict."""
+        d = SolveResult.to_dict(self)
+        cert = self.certificate()
+        for k in ("optimal_over", "scoring", "fit", "timings"):
+            d[k] = cert[k]
+        d["network"] = self.network.to_dict() if self.network is not None else None
+        return d
+
+    def network_dict(self) -> dict[str, Any]:
+        """The network's JSON dict (:meth:`BayesianNetwork.to_dict`, readable by
+        :meth:`BayesianNetwork.load`) with the certificate under ``"certificate"``."""
+        if self.network is None:
+            from .errors import InputError
+            raise InputError(f"no network: the solve found no DAG (status {self.status})")
+        d = self.network.to_dict()
+        d["certificate"] = self.certificate()
+        return d
+
+    def to_networkx(self):
+        """The DAG as a ``networkx.DiGraph`` with each node's ``local_score`` from the cache."""
+        if self.dag is None:
+            from .errors import InputError
+            raise InputError(f"no DAG (status {self.status})")
+        return self.dag.to_networkx(self.cache)
+
+    def __repr__(self) -> str:
+        return (f"LearnResult(status={self.status!r}, score={self.score!r}, "
+                f"upper_bound={self.upper_bound!r}, gap={self.gap:.3g}, method={self.method!r}, "
+                f"network={self.network!r})")
+
+
+def optimal_over(meta: dict[str, Any]) -> str:
+    """What an ``optimal`` status is optimal over, from a cache's ``meta``."""
+    mp = meta.get("max_parents")
+    if meta.get("explore") == "exhaustive" and meta.get("k_best", 1) == 1 and "order" not in meta:
+        return "all DAGs" + (f" with at most {mp} parents per variable" if mp is not None else "") \
+            + (" satisfying the constraints" if meta.get("constraints") else "")
+    if meta.get("explore"):
+        return f"the parent sets kept by {meta['explore']} exploration"
+    return "the parent sets of the cache"
+
+
+def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
+          method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
+          missing: str | Sequence[str] | None = None, drop_missing: bool = False,
+          header: bool | None = None, fit_ess: float | None = None, jobs: int | None = None,
+          explore: str = "auto", progress: bool = False,
+          score_options: dict[str, Any] | None = None, constraints: Any = None,
+          **solve_options: Any) -> LearnResult:
+    """Learn a Bayesian network (structure with a certificate, and CPTs) from discrete data.
+
+    Parameters
+    ----------
+    data : path (CSV / GOBNILP ``.dat``), numpy array, pandas DataFrame or Dataset
+    score, ess, max_parents, jobs, explore
+        Passed to :func:`lpbn.score_data` (``ess``: the BDeu score's equivalent sample size).
+    method, time_limit, gap_limit, **solve_options
+        Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
+    missing, drop_missing, header
+        How the data are read (:func:`lpbn.read_data`).
+    fit_ess : float, optional
+        None (default): maximum-likelihood CPTs (unseen parent configurations uniform); a
+        positive number: the BDeu posterior mean with this equivalent sample size.
+    progress : bool
+        One line per step on stderr, the scorer's progress bar and the solver's progress lines.
+    score_options : dict, optional
+        Further keyword arguments of :func:`lpbn.score_data` (``time_per_variable``, ...).
+    constraints : Constraints, dict or path, optional
+        Structural constraints (:mod:`lpbn.constraints`): applied while scoring (the parent
+        sets required arcs need are scored too) and by the solve; the certificate is then over
+        the DAGs that satisfy them.
+
+    Returns
+    -------
+    LearnResult
+        The solve result (``dag``, ``score``, ``upper_bound``, ``gap``, ``status``, ...) with
+        ``network`` (the fitted :class:`~lpbn.network.BayesianNetwork`), ``cache`` and ``data``.
+    """
+    from .errors import InputError
+    from .fit import fit_network
+    from .scoring import read_data, score_data
+    from .solve import solve
+
+    def say(msg: str) -> None:
+        if progress:
+            print(f"lpbn: {msg}", file=sys.stderr, flush=True)
+
+    if fit_ess is not None:      # checked before any long work
+        try:
+            bad = isinstance(fit_ess, bool) or not (0 < float(fit_ess) < float("inf"))
+        except (TypeError, ValueError):
+            bad = True
+        if bad:
+            raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
+    timings["read"] = time.perf_counter() - t0
+    say(f"data: {ds.n} variables, {ds.N} rows" + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "")
+        + f" [{timings['read']:.2f} s]")
+    t1 = time.perf_counter()
+    cache = score_data(ds, score=score, ess=ess, max_parents=max_parents, jobs=jobs, explore=explore,
+                       progress=progress and sys.stderr.isatty(), constraints=constraints,
+                       **(score_options or {}))
+    timings["score"] = time.perf_counter() - t1
+    say(f"scored: {score}, {cache.meta.get('explore')} exploration, {cache.m} candidate parent sets "
+        f"[{timings['score']:.2f} s]")
+    t2 = time.perf_counter()
+    res = solve(cache if constraints is not None else cache.prune_dominated(), method, time_limit=time_limit,
+                gap_limit=gap_limit, progress=progress and sys.stderr.isatty(), constraints=constraints,
+                **solve_options)
+    timings["solve"] = time.perf_counter() - t2
+    say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
+        f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
+    network = None
+    if res.dag is not None:
+        t3 = time.perf_counter()
+        network = fit_network(res.dag, ds, ess=fit_ess)
+        timings["fit"] = time.perf_counter() - t3
+        say(f"fitted: {network.num_parameters()} parameters, "
+            + ("maximum likelihood" if fit_ess is None else f"BDeu posterior mean (ess {float(fit_ess):g})")
+            + f" [{timings['fit']:.2f} s]")
+    timings["total"] = time.perf_counter() - t0
+    base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
+    return LearnResult(**base, network=network, cache=cache, data=ds,
+                       fit_ess=None if fit_ess is None else float(fit_ess), timings=timings)
