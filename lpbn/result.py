@@ -198,6 +198,11 @@ class SolveResult:
     message: str = ""
     #: Method-specific objects that are not JSON (e.g. the dual's final ClusterFamily).
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: ``k_best`` only (:mod:`lpbn.kbest`): the K best networks, best first (rank, score,
+    #: parents; for classes also cpdag, members_found, class_size; weight), and the posterior
+    #: summaries over them.
+    solutions: list[dict[str, Any]] | None = None
+    posterior: dict[str, Any] | None = None
 
     @property
     def gap(self) -> float:
@@ -222,6 +227,8 @@ class SolveResult:
             "stats": self.stats,
             "trace": [[t, num(a), num(b)] for t, a, b in self.trace],
             "message": self.message,
+            **({"solutions": self.solutions} if self.solutions is not None else {}),
+            **({"posterior": self.posterior} if self.posterior is not None else {}),
         }
 
     def __repr__(self) -> str:

@@ -230,7 +230,8 @@ def auto_method(cache: ScoreCache) -> str:
 def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
           time_limit: float | None = None, gap_limit: float | None = None,
           node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
-          progress: bool | None = None, constraints: Any = None, **options: Any) -> SolveResult:
+          progress: bool | None = None, constraints: Any = None, k_best: int | None = None,
+          classes: bool = False, **options: Any) -> SolveResult:
     """Learn a maximum-score DAG from a local-score cache.
 
     Parameters
@@ -257,6 +258,14 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         adjacencies are solved by branching over their orientations.  ``stats["constraints"]``
         counts the candidates removed; status ``infeasible`` (reason in ``message``) when no
         DAG satisfies them.
+    k_best : int, optional
+        The ``k_best`` highest-scoring DAGs instead of one (:mod:`lpbn.kbest`): best first in
+        ``result.solutions`` with ranks, ties with the K-th included, and posterior summaries
+        in ``result.posterior``; ``status="optimal"`` when proven.  ``engine="bnb"|"ilp"|"auto"``
+        picks the engine (``method`` is not used).  The cache must not be pruned for fewer
+        networks (no subset-dominance pruning first: a dominated set can be in the second best).
+    classes : bool
+        With ``k_best``: the K best Markov equivalence classes (score-equivalent scores only).
     **options
         Passed to the method.
 
@@ -268,6 +277,9 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         and a valid bound so far, and ``stats["interrupted_by"]`` names the signal (see
         :mod:`lpbn.signals`).
     """
+    if k_best is not None or classes:
+        return _solve_kbest(cache, k_best, classes, constraints, time_limit, gap_limit, node_limit,
+                            callback, progress, options)
     if constraints is not None:
         from .constraints import solve_constrained
         return solve_constrained(cache, method, constraints, time_limit=time_limit, gap_limit=gap_limit,
@@ -310,4 +322,34 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     if not result.trace:
         result.trace = list(control.trace)
     result.method = result.method or method
+    return result
+
+
+def _solve_kbest(cache, k_best, classes, constraints, time_limit, gap_limit, node_limit, callback,
+                 progress, options) -> SolveResult:
+    """``solve(..., k_best=K)``: :func:`lpbn.kbest.api.solve_kbest` under the usual control."""
+    if k_best is None:
+        raise InputError("classes=True needs k_best (the number of classes to list)")
+    if constraints is not None:
+        raise InputError("k_best does not take structural constraints yet; apply them to the cache "
+                         "first (lpbn score --constraints) and solve that")
+    if gap_limit is not None or node_limit is not None:
+        raise InputError("k_best takes time_limit only (no gap_limit or node_limit)")
+    if not isinstance(cache, ScoreCache):
+        from .formats import read_scores
+        cache = read_scores(cache)
+    from .kbest.api import solve_kbest
+    control = SolveControl(time_limit=time_limit, callback=callback, progress=progress)
+    with signals.stop_on_signals():
+        control.announce(f"k-best: the {k_best} best {'classes' if classes else 'DAGs'} of {cache.n} "
+                         f"variables, {cache.m} candidate parent sets")
+        result = solve_kbest(cache, control, k_best, classes=classes, **options)
+        signum = signals.pending()
+    if signum is not None:
+        result.stats["interrupted_by"] = signals.signal_name(signum)
+        if result.status != OPTIMAL:
+            result.status = INTERRUPTED
+    result.seconds = control.elapsed()
+    if not result.trace:
+        result.trace = list(control.trace)
     return result

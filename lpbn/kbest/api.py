@@ -1,0 +1,154 @@
+"""``lpbn.solve(cache, k_best=K)``: the K best DAGs (or Markov equivalence classes), best first.
+
+Engines (``engine=``): ``"bnb"`` (:mod:`lpbn.kbest.bnb`, branch and bound over the BN graph
+with order-graph DP bounds) and ``"ilp"`` (:mod:`lpbn.kbest.ilp`, HiGHS with no-good rows);
+``"auto"`` picks ``bnb`` (results/kbest/README.md).  The result is a :class:`SolveResult` whose
+``dag``/``score`` are the best network and whose ``solutions`` list every network of the K best,
+ties with the K-th included, each with its rank (equal scores share a rank, as in Chen, Darwiche
+& Choi, Figs 1–2).  ``status="optimal"`` means proven: no DAG outside the list scores above the
+K-th (``stats["next_bound"]`` is the best score any unlisted DAG can have); any other status
+means the list is the best found before the limit, with ``upper_bound``/``stats["open_bound"]``
+bounding every DAG not examined.
+
+A cache that ``lpbn score --k-best R`` wrote records R (``meta["k_best"]``; the jkl header
+comment ``# lpbn: ... k_best=R``): asking it for K > R networks is refused, since its pruning
+may have dropped families of the (R+1)-th best.  Plain GOBNILP/BLIP/URLearning files record
+nothing and are taken as unpruned — a file pruned by subset dominance may still lack families
+of the second best DAG; that is the file's promise, not lpbn's.  Likewise, the scorer keeps
+"a set of K best DAGs" breaking ties towards fewer arcs: a DAG tied with the K-th that has more
+arcs may be absent from such a cache.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..cache import ScoreCache
+from ..errors import InputError
+from ..result import DAG, OPTIMAL, SolveResult
+from .collect import tie_tol
+
+ENGINES = ("auto", "bnb", "ilp")
+MAX_N = 64
+
+
+def check_cache_for(cache: ScoreCache, k: int) -> None:
+    """Refuse a cache pruned for fewer than ``k`` networks (see the module docstring)."""
+    rec = cache.meta.get("k_best")
+    if rec is None:
+        return
+    try:
+        rec = int(rec)
+    except (TypeError, ValueError):
+        return
+    if rec < k:
+        src = f"{cache.source}: " if cache.source else ""
+        raise InputError(f"{src}this cache was pruned for the {rec} best network{'s' if rec > 1 else ''} "
+                         f"(lpbn score --k-best {rec}), so it may lack families of the {k} best; "
+                         f"score the data again with --k-best {k} (or more)")
+
+
+def auto_engine(cache: ScoreCache) -> str:
+    return "bnb"
+
+
+def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, engine: str = "auto",
+                memory_limit: int | None = None, threads: int = 1, posterior: bool = True,
+                **unknown) -> SolveResult:
+    if unknown:
+        raise InputError(f"k_best: unknown option(s) {', '.join(sorted(unknown))} (k-best takes engine, "
+                         "classes, memory_limit, threads)")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"k_best must be a positive integer, got {k!r}")
+    k = int(k)
+    if engine not in ENGINES:
+        raise InputError(f"unknown k-best engine {engine!r}; choose from {', '.join(ENGINES)}")
+    if cache.n > MAX_N:
+        raise InputError(f"k_best supports at most {MAX_N} variables (this cache has {cache.n})")
+    check_cache_for(cache, k)
+    eq_note = None
+    if classes:
+        from .classes import check_score_equivalent
+        eq_note = check_score_equivalent(cache)
+    if engine == "auto":
+        engine = auto_engine(cache)
+    if engine == "bnb":
+        from .bnb import enumerate_bnb
+        out = enumerate_bnb(cache, k, control, classes=classes, memory_limit=memory_limit)
+    else:
+        from .ilp import enumerate_ilp
+        out = enumerate_ilp(cache, k, control, classes=classes, threads=threads)
+    coll = out["collector"]
+    scores, choices, counts = coll.final()
+    complete = bool(out["complete"])
+    if not complete and len(scores) > k:
+        # not proven: list the K best found (and ties) only
+        kth = scores[k - 1]
+        cut = scores >= kth - tie_tol(kth)
+        for s, c in zip(scores[~cut], counts[~cut]):
+            coll.drop(float(s), math.log(c))
+        scores, choices, counts = scores[cut], choices[cut], counts[cut]
+    stats = dict(out["stats"])
+    stats.update(k=k, classes=classes, listed=int(len(scores)), dags_met=int(coll.seen))
+    next_bound = coll.next_bound
+    open_bound = out.get("open_bound", -math.inf)
+    stats["next_bound"] = next_bound if math.isfinite(next_bound) else None
+    if not complete:
+        stats["open_bound"] = open_bound if math.isfinite(open_bound) else None
+    if eq_note:
+        stats["score_equivalence"] = eq_note
+    what = "classes" if classes else "DAGs"
+    sols = _solutions(cache, scores, choices, counts, classes)
+    best_dag = DAG(cache.names, [cache.parents(int(j)) for j in choices[0]]) if len(scores) else None
+    best = float(scores[0]) if len(scores) else -math.inf
+    if complete:
+        kth = float(scores[min(k, len(scores)) - 1]) if len(scores) else -math.inf
+        status = OPTIMAL
+        if len(scores) < k:
+            msg = (f"the cache allows only {len(scores)} {what}; all are listed")
+        else:
+            nb = f"; every other scores at most {next_bound:.6f}" if math.isfinite(next_bound) else ""
+            msg = (f"proven: the {k} best {what} ({len(scores)} listed with ties); no other "
+                   f"{'class' if classes else 'DAG'} scores above the {k}-th ({kth:.6f}){nb}")
+        upper = best
+    else:
+        status = out.get("stopped") or "time_limit"
+        bound = max(open_bound, next_bound)
+        msg = (f"stopped ({status}) with {len(scores)} {what} listed, not proven: a {what[:-1]} not listed "
+               f"may score up to {bound:.6f}" if math.isfinite(bound) else
+               f"stopped ({status}) with {len(scores)} {what} listed, not proven")
+        upper = max(best, bound) if math.isfinite(bound) else math.inf
+    res = SolveResult(best_dag, best, upper, status, f"k-best/{engine}", stats=stats, message=msg)
+    res.solutions = sols
+    if posterior and len(scores):
+        from .posterior import summarise
+        post = summarise(cache, scores, choices, counts, coll.log_rest if complete else math.inf, classes)
+        for s, w in zip(sols, post.get("weights", [])):
+            s["weight"] = w
+        res.posterior = post
+    return res
+
+
+def _solutions(cache: ScoreCache, scores, choices, counts, classes: bool) -> list[dict]:
+    out = []
+    rank = 0
+    group = -math.inf
+    for i, (s, ch, c) in enumerate(zip(scores, choices, counts)):
+        if i == 0 or abs(s - group) > tie_tol(group):
+            rank = i + 1
+            group = float(s)
+        parents = [cache.parents(int(j)) for j in ch]
+        dag = DAG(cache.names, parents)
+        entry = {"rank": rank, "score": float(s), "parents": dag.parent_names()}
+        if classes:
+            from .classes import cpdag, class_size
+            d, u = cpdag(parents)
+            names = cache.names
+            entry["cpdag"] = {"directed": [[names[a], names[b]] for a, b in d],
+                              "undirected": [[names[a], names[b]] for a, b in u]}
+            entry["members_found"] = int(c)
+            entry["class_size"] = class_size(parents)
+        out.append(entry)
+    return out

@@ -1,0 +1,319 @@
+"""Engine ``bnb``: depth-first branch and bound over the BN graph (Chen, Choi & Darwiche 2015:
+partial DAGs, one family added at a time) with order-graph bounds, for the k best DAGs.
+
+Every DAG is one leaf of the tree that decides the variables in a fixed order, each with one
+of its candidate parent sets (so no DAG is met twice); a family that would close a directed
+cycle with the families already chosen is never taken.  A node's bound is the smaller of
+
+* the chosen families' scores plus, for every undecided variable, its best candidate that
+  closes no cycle with the chosen families (a relaxation of the rest), and
+* the smallest "best DAG containing this family" value (:mod:`lpbn.kbest.tables`, exact per
+  family by the subset DP; Chen, Darwiche & Choi, Thm 4) over the chosen families;
+
+a node is cut when its bound is below the score of the K-th best DAG found so far, minus the
+tie tolerance (so DAGs tied with the K-th are still met).  Before the search, a K-best list of
+the DAGs consistent with one topological order of the optimum gives a first threshold
+(K distinct DAGs exist above it), and every family whose best DAG is below it is dropped.
+The search stops every ``chunk`` nodes to poll the limits, so a time limit returns the list so
+far and the best score any unexplored DAG can have.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ..cache import ScoreCache
+from .collect import Collector, tie_tol
+
+CHUNK_NODES = 200_000
+BUFFER = 4096
+
+
+def kbest_sums(lists: list[np.ndarray], k: int) -> np.ndarray:
+    """The k largest sums taking one value from each (descending) list, best first."""
+    acc = np.zeros(1)
+    for a in lists:
+        a = a[:k]
+        s = (acc[:, None] + a[None, :]).ravel()
+        if len(s) > k:
+            s = s[np.argpartition(-s, k - 1)[:k]]
+        acc = np.sort(s)[::-1]
+    return acc
+
+
+def order_seed(cache: ScoreCache, order: np.ndarray, k: int) -> float:
+    """A lower bound on the K-th best DAG score: the K-th best of the DAGs consistent with
+    ``order`` (one parent set per variable among its predecessors; all distinct, all acyclic);
+    -inf when fewer than K such DAGs exist."""
+    pos = np.empty(cache.n, dtype=np.int64)
+    pos[order] = np.arange(cache.n)
+    lists = []
+    masks = cache.masks
+    for i in range(cache.n):
+        pred = 0
+        for v in order[:pos[i]]:
+            pred |= 1 << int(v)
+        r = cache.family_range(i)
+        ok = (masks[r.start:r.stop] & ~np.uint64(pred)) == 0
+        vals = cache.scores[r.start:r.stop][ok]
+        if len(vals) == 0:
+            return -math.inf
+        lists.append(vals)
+    total = math.prod(min(len(a), k) for a in lists)
+    if total < k:
+        return -math.inf
+    return float(kbest_sums(lists, k)[k - 1])
+
+
+@numba.njit(cache=True)
+def _logadd(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    m = max(a, b)
+    return m + np.log1p(np.exp(-abs(a - b)))
+
+
+@numba.njit(cache=True)
+def _node_rest(d, n, vorder, offs, cmask, cscore, desc_row):
+    """Sum over undecided variables (vorder[d:]) of their best candidate closing no cycle
+    with the chosen families (desc_row[v] = descendants of v); -inf if one has none.  Also
+    returns the term of vorder[d]."""
+    rest = 0.0
+    first = 0.0
+    for e in range(d, n):
+        z = vorder[e]
+        dz = desc_row[z]
+        got = -np.inf
+        for p in range(offs[z], offs[z + 1]):
+            if (cmask[p] & dz) == 0:
+                got = cscore[p]
+                break
+        if got == -np.inf:
+            return -np.inf, -np.inf
+        rest += got
+        if e == d:
+            first = got
+    return rest, first
+
+
+@numba.njit(cache=True)
+def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, state, pos, desc, partial, minfull,
+            restsum, chosen, thr, budget, out_choice, out_score, acc):
+    """Resumable DFS (see module docstring).  state = [depth, started, leaves_out].
+    acc = [nodes, log_rest, next_bound].  Returns 0 when finished, 1 when the node budget ran
+    out, 2 when the leaf buffer is full."""
+    one = np.uint64(1)
+    if state[1] == 0:
+        state[1] = 1
+        for v in range(n):
+            desc[0, v] = 0
+        partial[0] = 0.0
+        minfull[0] = np.inf
+        rest, first = _node_rest(0, n, vorder, offs, cmask, cscore, desc[0])
+        if rest == -np.inf:
+            state[0] = -1
+            return 0
+        restsum[0] = rest - first
+        pos[0] = offs[vorder[0]]
+        state[0] = 0
+    d = state[0]
+    cap = out_score.shape[0]
+    nodes = 0
+    while d >= 0:
+        if nodes >= budget:
+            state[0] = d
+            acc[0] += nodes
+            return 1
+        if state[2] >= cap:
+            state[0] = d
+            acc[0] += nodes
+            return 2
+        y = vorder[d]
+        p = pos[d]
+        end = offs[y + 1]
+        if p >= end:
+            d -= 1
+            continue
+        pos[d] = p + 1
+        m = cmask[p]
+        if (m & desc[d, y]) != 0:
+            continue                               # would close a directed cycle
+        ub = partial[d] + cscore[p] + restsum[d]
+        if ub < thr:                               # candidates are sorted: the rest is worse
+            acc[1] = _logadd(acc[1], np.log(end - p) + logcnt[d] + ub)
+            if ub > acc[2]:
+                acc[2] = ub
+            pos[d] = end
+            continue
+        if cfull[p] < thr:
+            b = min(ub, cfull[p])
+            acc[1] = _logadd(acc[1], logcnt[d] + b)
+            if b > acc[2]:
+                acc[2] = b
+            continue
+        nd = d + 1
+        chosen[d] = p
+        nodes += 1
+        if nd == n:
+            k = state[2]
+            for e in range(n):
+                out_choice[k, vorder[e]] = corig[chosen[e]]
+            out_score[k] = partial[d] + cscore[p]
+            state[2] = k + 1
+            continue
+        partial[nd] = partial[d] + cscore[p]
+        minfull[nd] = min(minfull[d], cfull[p])
+        for v in range(n):
+            desc[nd, v] = desc[d, v]
+        ybit = one << np.uint64(y)
+        add = ybit | desc[nd, y]
+        for u in range(n):
+            if (m >> np.uint64(u)) & one:
+                ubit = one << np.uint64(u)
+                for a in range(n):
+                    if a == u or (desc[nd, a] & ubit) != 0:
+                        desc[nd, a] |= add
+        rest, first = _node_rest(nd, n, vorder, offs, cmask, cscore, desc[nd])
+        bnd = min(partial[nd] + rest, minfull[nd])
+        if bnd < thr:
+            if bnd > -np.inf:
+                acc[1] = _logadd(acc[1], logcnt[d] + bnd)
+                if bnd > acc[2]:
+                    acc[2] = bnd
+            continue
+        restsum[nd] = rest - first
+        pos[nd] = offs[vorder[nd]]
+        d = nd
+    state[0] = -1
+    acc[0] += nodes
+    return 0
+
+
+def _decision_order(cache: ScoreCache, opt_parents: list[tuple[int, ...]] | None) -> np.ndarray:
+    """Decide sinks of the optimal DAG first (their parent sets fix many arcs early), else the
+    variables with the fewest candidates first."""
+    if opt_parents is not None:
+        from ..result import DAG
+        topo = DAG(cache.names, opt_parents).topological_order()
+        if topo is not None:
+            return np.array(topo[::-1], dtype=np.int64)
+    return np.argsort(cache.counts(), kind="stable").astype(np.int64)
+
+
+def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
+                  memory_limit: int | None = None, tables: bool | None = None,
+                  chunk: int = CHUNK_NODES) -> dict:
+    """Run the engine; returns a dict with the collector and the proof (see api)."""
+    from . import tables as tb
+    from .collect import logaddexp
+    n = cache.n
+    stats: dict = {"engine": "bnb"}
+    limit = 4 * 2**30 if memory_limit is None else int(memory_limit)
+    use_tables = (tb.estimate_memory(n) <= limit) if tables is None else bool(tables)
+    coll = Collector(cache.masks, cache.scores, k, classes=classes)
+    logc = np.log(cache.counts().astype(np.float64))
+    opt_parents = None
+    if use_tables:
+        got = tb.family_bounds(cache, control.should_stop)
+        if got is None:
+            return {"collector": coll, "complete": False, "open_bound": math.inf, "stats": stats}
+        full, opt, leaf = got
+        from ..dp import _backtrack
+        opt_parents = _backtrack(cache, leaf, (1 << n) - 1)
+        stats["optimum"] = opt
+        control.improved(best=opt, bound=opt)
+    else:
+        best = cache.best_unconstrained()
+        full = cache.scores + (best.sum() - best[cache.family])
+        stats["family_bounds"] = "trivial (DP tables above the memory limit)"
+    stats["family_bounds_exact"] = bool(use_tables)
+    order = _decision_order(cache, opt_parents)
+    if opt_parents is not None:
+        from ..result import DAG
+        seed_order = np.array(DAG(cache.names, opt_parents).topological_order(), dtype=np.int64)
+    else:
+        from ..bfbnb.obs import ordering_search
+        seed_order, _ = ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()),
+                                        max_restarts=50)
+        seed_order = np.asarray(seed_order, dtype=np.int64)
+    # classes: K classes need at least K DAGs, so the DAG seed is a valid class threshold only
+    # for K = 1; use it for DAGs only
+    seed = order_seed(cache, seed_order, k) if not classes else -math.inf
+    stats["seed_threshold"] = seed if math.isfinite(seed) else None
+    thr0 = seed - tie_tol(seed) if math.isfinite(seed) else -math.inf
+    keep = full >= thr0
+    gone = ~keep
+    if gone.any():
+        # a dropped family: at most prod(other counts) DAGs, each scoring at most full[j]
+        lc = logc.sum() - logc[cache.family[gone]] + full[gone]
+        coll.log_rest = logaddexp(coll.log_rest, float(np.logaddexp.reduce(lc)))
+        coll.next_bound = max(coll.next_bound, float(full[gone].max()))
+    stats["families_kept"] = int(keep.sum())
+    stats["families"] = int(cache.m)
+    # reduced candidate lists, in decision order's variables (CSR by variable)
+    idx = np.flatnonzero(keep)
+    fam = cache.family[idx]
+    cnts = np.bincount(fam, minlength=n)
+    if (cnts == 0).any():
+        # some variable keeps no family: no DAG above the seed threshold other than...
+        # cannot happen for a valid seed (the seed's DAGs keep their families); be safe
+        idx = np.arange(cache.m)
+        fam = cache.family
+        cnts = cache.counts()
+    offs = np.zeros(n + 1, dtype=np.int64)
+    offs[1:] = np.cumsum(cnts)
+    cmask = cache.masks[idx].astype(np.uint64)
+    cscore = cache.scores[idx].copy()
+    cfull = full[idx].copy()
+    corig = idx.astype(np.int64)
+    rlog = np.log(cnts.astype(np.float64))
+    logcnt = np.zeros(n)
+    for d in range(n):
+        logcnt[d] = float(rlog[order[d + 1:]].sum())
+    state = np.zeros(3, dtype=np.int64)
+    pos = np.zeros(n, dtype=np.int64)
+    desc = np.zeros((n + 1, n), dtype=np.uint64)
+    partial = np.zeros(n + 1)
+    minfull = np.zeros(n + 1)
+    restsum = np.zeros(n + 1)
+    chosen = np.zeros(n, dtype=np.int64)
+    out_choice = np.zeros((BUFFER, n), dtype=np.int64)
+    out_score = np.zeros(BUFFER)
+    acc = np.array([0.0, -np.inf, -np.inf])
+    stopped = None
+    while True:
+        t = coll.threshold()
+        thr_score = max(t, seed) if math.isfinite(seed) else t
+        thr = thr_score - tie_tol(thr_score) if math.isfinite(thr_score) else -np.inf
+        state[2] = 0
+        code = _search(n, order, offs, cmask, cscore, cfull, corig, logcnt, state, pos, desc, partial,
+                       minfull, restsum, chosen, thr, chunk, out_choice, out_score, acc)
+        got = int(state[2])
+        if got:
+            coll.add(out_score[:got].copy(), out_choice[:got].copy())
+            if len(coll):
+                control.improved(best=float(coll.scores.max()))
+        if code == 0:
+            break
+        stopped = control.should_stop()
+        if stopped:
+            break
+    coll.log_rest = logaddexp(coll.log_rest, float(acc[1]))
+    coll.next_bound = max(coll.next_bound, float(acc[2]))
+    stats["nodes"] = int(acc[0])
+    open_bound = -math.inf
+    if stopped:
+        # every unexplored DAG lies below an open node of the stack
+        d = int(state[0])
+        for e in range(d + 1):
+            y = int(order[e])
+            p = int(pos[e])
+            if p < offs[y + 1]:
+                open_bound = max(open_bound, float(partial[e] + cscore[p] + restsum[e]))
+    return {"collector": coll, "complete": stopped is None, "stopped": stopped,
+            "open_bound": open_bound, "stats": stats}
