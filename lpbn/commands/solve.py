@@ -35,6 +35,14 @@ def add_arguments(p) -> None:
     p.add_argument("--no-prune", action="store_true",
                    help="do not drop subset-dominated candidates before solving (with constraints they "
                         "are dropped after the constraints are applied, which is exact)")
+    p.add_argument("--k-best", type=int, metavar="K",
+                   help="the K best DAGs, best first, with ties and a proof (no subset-dominance pruning; "
+                        "see 'The k best networks' in README)")
+    p.add_argument("--classes", action="store_true",
+                   help="with --k-best: the K best Markov equivalence classes (BIC, MDL, BDeu)")
+    p.add_argument("--engine", choices=("auto", "bnb", "ilp"), default="auto",
+                   help="k-best engine: bnb (BN-graph branch and bound with DP bounds) or ilp (HiGHS, "
+                        "no-good rows); default auto")
     add_constraint_arguments(p)
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="method-specific option (repeatable; VALUE parsed as JSON if possible)")
@@ -87,8 +95,68 @@ def format_text(result) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_kbest(result) -> str:
+    """Text for ``--k-best``: the proof, ranks and scores, then the posterior summaries."""
+    lines = [f"status:       {result.status}",
+             f"note:         {result.message}",
+             f"method:       {result.method}",
+             f"seconds:      {result.seconds:.3f}",
+             "rank  score              weight     parents"]
+    for s in result.solutions or []:
+        ps = "; ".join(f"{v} <- {','.join(p)}" for v, p in s["parents"].items() if p) or "(no arcs)"
+        w = s.get("weight")
+        lines.append(f"{s['rank']:>4}  {s['score']:<17.10g}  {w if w is None else format(w, '.3e'):<9}  {ps}")
+        if "cpdag" in s:
+            d = ", ".join(f"{a}->{b}" for a, b in s["cpdag"]["directed"])
+            u = ", ".join(f"{a}-{b}" for a, b in s["cpdag"]["undirected"])
+            lines.append(f"      cpdag: {d or '-'} | {u or '-'}  (members found {s['members_found']}, "
+                         f"class size {s['class_size'] if s['class_size'] is not None else '?'})")
+    text = "\n".join(lines) + "\n"
+    if result.posterior is not None:
+        from ..kbest.posterior import format_posterior
+        text += format_posterior(result.posterior)
+    return text
+
+
+def _run_kbest(args, cache) -> int:
+    if args.k_best is None:
+        raise InputError("--classes needs --k-best K")
+    if args.method != "auto":
+        raise InputError("--k-best picks its engine with --engine (bnb, ilp), not --method")
+    constraints = constraints_from_args(args)
+    if constraints is not None:
+        raise InputError("--k-best does not take structural constraints yet; apply them with lpbn score")
+    options = _options(args.option)
+    if args.memory_limit is not None:
+        if not (args.memory_limit > 0 and math.isfinite(args.memory_limit)):
+            raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
+        options["memory_limit"] = int(args.memory_limit * 2**20)
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    # no subset-dominance pruning: a dominated parent set can be in the second best DAG
+    result = solve(cache, k_best=args.k_best, classes=args.classes, engine=args.engine,
+                   time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit, node_limit=args.node_limit,
+                   progress=progress, **options)
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=1) + "\n"
+    elif args.format == "dot":
+        if result.dag is None:
+            raise InputError(f"no DAG to draw (status {result.status})")
+        text = result.dag.to_dot()
+    else:
+        text = format_kbest(result)
+    emit(text, args.output)
+    by = result.stats.get("interrupted_by")
+    if by:
+        raise Interrupted(signal.Signals[by], f"interrupted by {by}: {result.message}")
+    if result.status != "optimal":
+        print(f"lpbn: {result.status}: {result.message}", file=sys.stderr)
+    return 0
+
+
 def run(args) -> int:
     cache = read_scores(args.file)
+    if args.k_best is not None or args.classes:
+        return _run_kbest(args, cache)
     constraints = constraints_from_args(args)
     if constraints is not None:
         constraints.check_names(cache.names)     # unknown names: exit 2 before any work

@@ -105,7 +105,39 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
 
     _check_trailing(src, path, name_line)
     index = {v: i for i, v in enumerate(names)}
-    return _build(names, raw, index, path, src, meta={"format": "jkl"})
+    return _build(names, raw, index, path, src, meta={"format": "jkl", **_header_meta(src.lines)})
+
+
+#: meta keys ``write_jkl`` records in a leading ``# lpbn: key=value ...`` comment (BLIP writes
+#: ``#`` headers too): what the scorer did, so that ``lpbn solve --k-best K`` can refuse a cache
+#: pruned for fewer than K networks and ``--classes`` knows the score
+HEADER_KEYS = ("score", "k_best", "N", "max_parents", "ess")
+
+
+def _header_meta(lines: list[str]) -> dict:
+    meta: dict = {}
+    for line in lines[:20]:
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith("#"):
+            break
+        body = s[1:].strip()
+        if not body.startswith("lpbn:"):
+            continue
+        for tok in body[5:].split():
+            key, sep, value = tok.partition("=")
+            if sep and key in HEADER_KEYS:
+                num = parse_int(value)
+                meta[key] = num if num is not None else (None if value == "None" else value)
+    return meta
+
+
+def _header(cache: ScoreCache) -> str | None:
+    if "k_best" not in cache.meta:
+        return None
+    items = [f"{k}={cache.meta[k]}" for k in HEADER_KEYS if cache.meta.get(k) is not None]
+    return "# lpbn: " + " ".join(str(x).replace(" ", "_") for x in items) + "\n"
 
 
 def _score_line(toks, ln, src, fail, name, k, c):
@@ -198,6 +230,9 @@ def read_jkl(path: str | os.PathLike) -> ScoreCache:
 
 def jkl_lines(cache: ScoreCache) -> Iterator[str]:
     """The jkl text of a cache, line by line; scores are written with ``repr`` (bit-exact)."""
+    head = _header(cache)
+    if head:
+        yield head
     yield f"{cache.n}\n"
     names = cache.names
     for i in range(cache.n):

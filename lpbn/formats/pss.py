@@ -97,7 +97,7 @@ def write_pss(cache: ScoreCache, path: str | os.PathLike) -> None:
     with atomic_write(path) as fh:
         fh.write("META pss_version = 0.1\n")
         fh.write(f"META num_variables={cache.n}\n")
-        for key in ("input_file", "num_records", "parent_limit", "score_type", "ess"):
+        for key in ("input_file", "num_records", "parent_limit", "score_type", "ess", "score", "k_best"):
             if key in cache.meta:
                 fh.write(f"META {key}={cache.meta[key]}\n")
         for i in range(cache.n):
