@@ -1,17 +1,15 @@
 """Progress display on stderr: one line per finished run and an overall bar.
 
-On a terminal the bar is a live last line (redrawn twice a second with the elapsed time);
-otherwise (CI logs) each finished-run line starts with the bar, so logs stay readable.
+On a terminal tqdm draws the bar as a live last line (refreshed twice a second so the elapsed
+time moves while a long run is going) and the finished-run lines scroll above it; otherwise
+(CI logs) each finished-run line starts with a ``[k/N]`` count, so logs stay readable.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import IO, Any
-
-BAR_WIDTH = 24
 
 
 def format_seconds(x: Any) -> str:
@@ -30,31 +28,25 @@ class Progress:
         self.enabled = enabled
         self.stream = stream or sys.stderr
         self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.start = time.monotonic()
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker = None
+        self._bar = None
         if self.tty:
+            from tqdm import tqdm
+            self._bar = tqdm(total=self.total, unit="run", file=self.stream, dynamic_ncols=True)
             self._ticker = threading.Thread(target=self._tick, daemon=True)
             self._ticker.start()
-
-    def bar(self) -> str:
-        frac = self.count / self.total if self.total else 1.0
-        full = int(round(frac * BAR_WIDTH))
-        return f"[{'#' * full}{'.' * (BAR_WIDTH - full)}] {self.count:>{len(str(self.total))}}/{self.total}"
-
-    def _live(self) -> str:
-        return f"{self.bar()}  {time.monotonic() - self.start:6.0f}s elapsed"
 
     def _write(self, line: str) -> None:
         if not self.enabled:
             return
         with self.lock:
-            if self.tty:
-                self.stream.write("\r\033[K" + line + "\n" + self._live())
+            if self._bar is not None:
+                self._bar.write(line, file=self.stream)
             else:
                 self.stream.write(line + "\n")
-            self.stream.flush()
+                self.stream.flush()
 
     def note(self, text: str) -> None:
         self._write(f"  {text}")
@@ -63,6 +55,8 @@ class Progress:
         """Count one finished run and print its line."""
         with self.lock:
             self.count += 1
+            if self._bar is not None:
+                self._bar.update(1)
         status = row.get("status", "")
         check = row.get("check") or ""
         score = row.get("score")
@@ -77,20 +71,17 @@ class Progress:
             parts.append("WRONG: " + "; ".join(row.get("problems") or []))
         elif status in ("crash", "timeout", "memout", "error", "refused", "skipped", "absent"):
             parts.append(str(row.get("message", ""))[:120])
-        prefix = "" if self.tty else self.bar() + " "
+        prefix = "" if self.tty else f"[{self.count:>{len(str(self.total))}}/{self.total}] "
         self._write(prefix + "  ".join(parts))
 
     def _tick(self) -> None:
         while not self._stop.wait(0.5):
             with self.lock:
-                self.stream.write("\r\033[K" + self._live())
-                self.stream.flush()
+                self._bar.refresh()
 
     def close(self) -> None:
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join(timeout=1)
-            with self.lock:
-                self.stream.write("\r\033[K" + self.bar() +
-                                  f"  done in {time.monotonic() - self.start:.1f}s\n")
-                self.stream.flush()
+        if self._bar is not None:
+            self._bar.close()

@@ -141,9 +141,7 @@ def _save_json_gz(d: dict, path: str) -> None:
 
 def _raise_interrupted(by: str) -> None:
     import signal
-    try:
-        from ..signals import Interrupted
-    except ImportError:
-        raise KeyboardInterrupt(f"interrupted by {by}") from None
+
+    from ..signals import Interrupted
     raise Interrupted(signal.Signals[by], f"interrupted by {by}: the network of the best DAG so far "
                                           "was written")

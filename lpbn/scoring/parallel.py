@@ -157,23 +157,38 @@ def _warm_up(strategy: str) -> None:
 
 
 def progress_bar(label: str = "scoring") -> Callable[[int, int, str], None]:
-    """Progress on stderr: variables done, elapsed time and an ETA (a line every 5 s when
-    stderr is not a terminal)."""
+    """Progress on stderr: variables done, elapsed time and an ETA.
+
+    tqdm draws the live bar on a terminal; elsewhere (CI logs, files) tqdm's meter is printed
+    as a plain line every 5 s and at the end, since a redrawn bar would fill a log with
+    carriage returns.
+    """
+    from tqdm import tqdm
+
+    if sys.stderr.isatty():
+        live: list[Any] = []
+
+        def bar(done: int, total: int, name: str) -> None:
+            if not live:
+                live.append(tqdm(total=total, desc=label, unit="var", file=sys.stderr,
+                                 dynamic_ncols=True, leave=True))
+            t = live[0]
+            t.set_postfix_str(name[:20], refresh=False)
+            t.update(done - t.n)
+            if done >= total:
+                t.close()
+        return bar
+
     start = time.perf_counter()
-    live = sys.stderr.isatty()
     last = [start]
 
-    def bar(done: int, total: int, name: str) -> None:
+    def line(done: int, total: int, name: str) -> None:
         now = time.perf_counter()
-        if not live and done != total and now - last[0] < 5.0:
+        if done != total and now - last[0] < 5.0:
             return
         last[0] = now
-        el = now - start
-        eta = el / done * (total - done) if done else float("nan")
-        w = 30
-        f = int(w * done / max(total, 1))
-        line = (f"{label} [{'#' * f}{'.' * (w - f)}] {done}/{total} variables  {el:7.1f}s"
-                f"  ETA {eta:6.0f}s  {name[:20]:<20}")
-        sys.stderr.write(("\r" + line + ("\n" if done == total else "")) if live else line + "\n")
+        meter = tqdm.format_meter(done, total, now - start, prefix=label, unit="var", ascii=True,
+                                  postfix=name[:20])
+        sys.stderr.write(meter + "\n")
         sys.stderr.flush()
-    return bar
+    return line
