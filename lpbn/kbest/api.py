@@ -82,6 +82,11 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, en
         out = enumerate_ilp(cache, k, control, classes=classes, threads=threads)
     coll = out["collector"]
     scores, choices, counts = coll.final()
+    if len(scores):
+        # one summation order for every engine (the engines add in their own order)
+        scores = cache.scores[choices].sum(axis=1)
+        order = np.lexsort((np.arange(len(scores)), -scores))
+        scores, choices, counts = scores[order], choices[order], counts[order]
     complete = bool(out["complete"])
     if not complete and len(scores) > k:
         # not proven: list the K best found (and ties) only

@@ -1,0 +1,226 @@
+"""The k best networks (issue 13; Chen, Darwiche & Choi, "On pruning with the MDL score"):
+brute force over every DAG, ties, both engines, classes, posterior, refusals, CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import lpbn
+from lpbn.cache import ScoreCache
+from lpbn.errors import InputError
+from lpbn.kbest.classes import cpdag
+from lpbn.kbest.collect import tie_tol
+from lpbn.result import DAG
+from lpbn.testing import random_cache
+
+ENGINES = ("bnb", "ilp")
+
+
+def all_dags(cache: ScoreCache) -> list[tuple[float, tuple[tuple[int, ...], ...]]]:
+    """Every DAG the cache allows, with its score, best first (independent of lpbn's search)."""
+    out = []
+    ranges = [list(cache.family_range(i)) for i in range(cache.n)]
+    for combo in itertools.product(*ranges):
+        ps = tuple(cache.parents(j) for j in combo)
+        if DAG(cache.names, ps).is_acyclic():
+            out.append((float(sum(cache.scores[j] for j in combo)), ps))
+    out.sort(key=lambda t: -t[0])
+    return out
+
+
+def expected(cache: ScoreCache, k: int):
+    dags = all_dags(cache)
+    kth = dags[min(k, len(dags)) - 1][0]
+    return [d for d in dags if d[0] >= kth - tie_tol(kth)]
+
+
+def listed(res, cache):
+    return [(s["score"], tuple(tuple(sorted(cache.index(p) for p in s["parents"][v])) for v in cache.names))
+            for s in res.solutions]
+
+
+def check_against_brute(cache, k, engine):
+    res = lpbn.solve(cache, k_best=k, engine=engine)
+    exp = expected(cache, k)
+    got = listed(res, cache)
+    assert res.status == "optimal", res.message
+    assert len(got) == len(exp)
+    assert np.allclose([g[0] for g in got], [e[0] for e in exp], rtol=0, atol=1e-7)
+    assert {g[1] for g in got} == {e[1] for e in exp}          # the same DAGs, ties included
+    for (s, ps) in got:                                          # each score is the DAG's own
+        assert math.isclose(s, cache.dag_score(ps), abs_tol=1e-7)
+    ranks = [s["rank"] for s in res.solutions]
+    scores = [s["score"] for s in res.solutions]
+    for i in range(1, len(ranks)):
+        tied = abs(scores[i] - scores[i - 1]) <= tie_tol(scores[i - 1]) * 2
+        assert (ranks[i] == ranks[i - 1]) if tied else (ranks[i] == i + 1)
+    return res
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", range(4))
+def test_brute_force_every_rank(engine, seed):
+    cache = random_cache(5, seed=seed, density=0.35, integer_scores=seed % 2 == 1)
+    for k in (1, 2, 7, 25):
+        check_against_brute(cache, k, engine)
+
+
+def test_brute_force_n6_with_ties():
+    cache = random_cache(6, seed=11, density=0.15, max_parents=2, integer_scores=True)
+    for engine in ENGINES:
+        res = check_against_brute(cache, 25, engine)
+        assert len(res.solutions) >= 25
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 5), seed=st.integers(0, 10**6), k=st.integers(1, 30), ties=st.booleans())
+def test_engines_agree_property(n, seed, k, ties):
+    cache = random_cache(n, seed=seed, density=0.3, max_parents=2, integer_scores=ties)
+    exp = expected(cache, k)
+    for engine in ENGINES:
+        got = listed(lpbn.solve(cache, k_best=k, engine=engine), cache)
+        assert {g[1] for g in got} == {e[1] for e in exp}
+
+
+def sample_bdl(N: int, seed: int) -> np.ndarray:
+    """Binary data from B -> D -> L (the chain of the paper's Figures 1-2)."""
+    rng = np.random.default_rng(seed)
+    b = rng.random(N) < 0.3
+    d = rng.random(N) < np.where(b, 0.8, 0.15)
+    lo = rng.random(N) < np.where(d, 0.7, 0.1)
+    return np.column_stack([b, d, lo]).astype(np.int64)
+
+
+@pytest.mark.parametrize("N", [100, 1000])
+def test_three_variables_all_25_dags(N):
+    data = sample_bdl(N, seed=N)
+    cache = lpbn.score_data(data, score="bic", k_best=40, explore="exhaustive", jobs=1)
+    cache = ScoreCache(("B", "D", "L"), cache.offsets, cache.scores, cache.pset_ptr, cache.pset_items,
+                       meta=cache.meta)
+    assert cache.m == 12                                      # nothing pruned: 4 sets per variable
+    for engine in ENGINES:
+        res = lpbn.solve(cache, k_best=25, engine=engine)
+        assert res.status == "optimal"
+        assert len(res.solutions) == 25                       # all 25 DAGs over 3 variables
+        assert len({json.dumps(s["parents"], sort_keys=True) for s in res.solutions}) == 25
+        w = [s["weight"] for s in res.solutions]
+        assert math.isclose(sum(w), 1.0) and w == sorted(w, reverse=True)
+        assert res.posterior["mass_covered_at_least"] > 0.999
+        # Markov-equivalent DAGs (BIC is score equivalent) share a rank
+        by_class: dict = {}
+        for s in res.solutions:
+            ps = [tuple(sorted(cache.index(p) for p in s["parents"][v])) for v in cache.names]
+            by_class.setdefault(tuple(map(tuple, cpdag(ps))), set()).add(s["rank"])
+        assert len(by_class) == 11                            # 11 equivalence classes on 3 nodes
+        assert all(len(r) == 1 for r in by_class.values())
+    more = lpbn.solve(cache, k_best=40)
+    assert len(more.solutions) == 25 and "only 25" in more.message
+    cls = lpbn.solve(cache, k_best=11, classes=True)
+    assert len(cls.solutions) == 11
+    assert sum(s["members_found"] for s in cls.solutions) == 25
+    assert [s["class_size"] for s in cls.solutions] == [s["members_found"] for s in cls.solutions]
+    # D - L is in (almost) every likely DAG of the chain B -> D -> L with enough data
+    if N == 1000:
+        edge = {(e["a"], e["b"]): e["frequency"] for e in res.posterior["edges"]}
+        assert edge[("D", "L")] > 0.99
+
+
+def test_bundled_instance_engines_agree():
+    cache = lpbn.read_scores("instances/andrewli77__MINOBS-anc/data/bic/asia_250_4.BIC")
+    a = lpbn.solve(cache, k_best=30, engine="bnb")
+    b = lpbn.solve(cache, k_best=30, engine="ilp")
+    assert a.status == b.status == "optimal"
+    la, lb = listed(a, cache), listed(b, cache)
+    assert la and {x[1] for x in la} == {x[1] for x in lb}
+    assert np.allclose([x[0] for x in la], [x[0] for x in lb], atol=1e-9)
+    assert [s["rank"] for s in a.solutions] == [s["rank"] for s in b.solutions]
+    assert math.isclose(a.score, lpbn.solve(cache, method="dp").score, abs_tol=1e-7)
+
+
+def test_classes_match_grouped_dags():
+    data = sample_bdl(300, seed=5)
+    rng = np.random.default_rng(1)
+    data = np.column_stack([data, (data[:, 2] ^ (rng.random(300) < 0.2)).astype(np.int64)])
+    cache = lpbn.score_data(data, score="bic", k_best=200, explore="exhaustive", jobs=1)
+    dags = lpbn.solve(cache, k_best=200)
+    groups: dict = {}
+    for s in dags.solutions:
+        ps = [tuple(sorted(cache.index(p) for p in s["parents"][v])) for v in cache.names]
+        groups.setdefault(tuple(map(tuple, cpdag(ps))), s["score"])
+    best5 = sorted(groups.values(), reverse=True)[:5]
+    for engine in ENGINES:
+        cls = lpbn.solve(cache, k_best=5, classes=True, engine=engine)
+        assert cls.status == "optimal"
+        assert np.allclose([s["score"] for s in cls.solutions][:5], best5, atol=1e-7)
+
+
+def test_classes_refused_for_non_equivalent_scores():
+    cache = random_cache(4, seed=3, density=1.0, max_parents=2)   # random scores: not equivalent
+    with pytest.raises(InputError, match="score-equivalent"):
+        lpbn.solve(cache, k_best=3, classes=True)
+    k2 = ScoreCache(cache.names, cache.offsets, cache.scores, cache.pset_ptr, cache.pset_items,
+                    meta={"score": "k2"})
+    with pytest.raises(InputError, match="'k2'"):
+        lpbn.solve(k2, k_best=3, classes=True)
+
+
+def test_under_pruned_cache_refused(tmp_path):
+    data = sample_bdl(200, seed=2)
+    path = tmp_path / "c.jkl"
+    lpbn.write_scores(lpbn.score_data(data, score="bic", k_best=3, explore="exhaustive", jobs=1), path)
+    cache = lpbn.read_scores(path)
+    assert cache.meta["k_best"] == 3 and cache.meta["score"] == "bic"
+    with pytest.raises(InputError, match="pruned for the 3 best"):
+        lpbn.solve(cache, k_best=4)
+    assert lpbn.solve(cache, k_best=3).status == "optimal"
+    one = tmp_path / "one.jkl"
+    lpbn.write_scores(lpbn.score_data(data, score="bic", explore="exhaustive", jobs=1), one)
+    with pytest.raises(InputError, match="pruned for the 1 best network "):
+        lpbn.solve(lpbn.read_scores(one), k_best=2)
+    r = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(path), "--k-best", "10"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--k-best 10" in r.stderr
+
+
+def test_cli_json_and_text(tmp_path):
+    data = sample_bdl(150, seed=9)
+    path = tmp_path / "c.jkl"
+    lpbn.write_scores(lpbn.score_data(data, score="bic", k_best=8, explore="exhaustive", jobs=1), path)
+    r = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(path), "--k-best", "8", "--format", "json",
+                        "--engine", "bnb"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["status"] == "optimal" and len(out["solutions"]) >= 8
+    assert out["solutions"][0]["score"] == out["score"]
+    assert set(out["solutions"][0]) >= {"rank", "score", "parents", "weight"}
+    assert out["posterior"]["available"] and out["posterior"]["edges"]
+    r = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(path), "--k-best", "3", "--classes"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "cpdag:" in r.stdout and "edge frequencies" in r.stdout
+
+
+def test_time_limit_returns_unproven_list():
+    cache = random_cache(9, seed=4, density=0.5)
+    res = lpbn.solve(cache, k_best=500, engine="bnb", time_limit=0.0)
+    assert res.status in ("time_limit", "optimal")
+    if res.status == "time_limit":
+        assert "not proven" in res.message
+
+
+def test_bad_arguments():
+    cache = random_cache(4, seed=1)
+    with pytest.raises(InputError):
+        lpbn.solve(cache, k_best=0)
+    with pytest.raises(InputError):
+        lpbn.solve(cache, k_best=2, engine="nope")
+    with pytest.raises(InputError):
+        lpbn.solve(cache, classes=True)
