@@ -13,6 +13,7 @@ from .solve import SolveControl, available_methods, register_method, solve
 # not lazy: importing the submodule lpbn.learn would set the attribute ``lpbn.learn`` to the
 # module and shadow the function (learn.py imports nothing heavy at module level)
 from .learn import LearnResult, learn
+from .verify import verify  # plain numpy, no solver code (same shadowing note as learn)
 
 __version__ = "0.1.0"
 
@@ -37,5 +38,5 @@ def __getattr__(name: str):
 __all__ = [
     "DAG", "CacheSummary", "Constraints", "DataFileError", "InputError", "LearnResult", "LpbnError", "LpbnWarning",
     "ScoreCache", "ScoreFileError", "SolveControl", "SolveResult", "available_methods",
-    "learn", "parse_scores", "read_scores", "register_method", "solve", "write_scores",
+    "learn", "parse_scores", "read_scores", "register_method", "solve", "verify", "write_scores",
 ]

@@ -37,6 +37,7 @@ COMMANDS = {
     "learn": "lpbn.commands.learn",
     "draw": "lpbn.commands.draw",
     "warmup": "lpbn.commands.warmup",
+    "verify": "lpbn.commands.verify",
 }
 
 

@@ -48,6 +48,9 @@ def add_arguments(p) -> None:
                    help="method-specific option (repeatable; VALUE parsed as JSON if possible)")
     p.add_argument("--format", choices=("text", "json", "dot"), default="text")
     p.add_argument("-o", "--output", help="write the result here (atomically) instead of stdout")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="write what proves the upper bound (methods dual and highs; JSON, gzip if FILE ends "
+                        "in .gz), for `lpbn verify FILE RESULT CERT`")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", action="store_true", default=None, help="progress lines on stderr")
     g.add_argument("--quiet", action="store_false", dest="progress", help="no progress lines")
@@ -155,8 +158,11 @@ def _run_kbest(args, cache) -> int:
 
 def run(args) -> int:
     cache = read_scores(args.file)
+    if getattr(args, "certificate", None) and (args.k_best is not None or args.classes):
+        raise InputError("--certificate proves one result's bound; it is not written with --k-best")
     if args.k_best is not None or args.classes:
         return _run_kbest(args, cache)
+    original = cache        # a certificate names the cache as the user has it
     constraints = constraints_from_args(args)
     if constraints is not None:
         constraints.check_names(cache.names)     # unknown names: exit 2 before any work
@@ -168,6 +174,18 @@ def run(args) -> int:
             raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
         options["memory_limit"] = int(args.memory_limit * 2**20)
     progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    if getattr(args, "certificate", None):
+        from ..certificate import certify_options
+        from ..solve import auto_method
+        if constraints is not None:
+            raise InputError("--certificate: certificates of constrained solves are not supported")
+        method = auto_method(cache) if args.method == "auto" else args.method
+        if method not in ("dual", "highs"):
+            raise InputError("--certificate needs --method dual or highs ("
+                             + (f"auto picks {method} here, which" if args.method == "auto" else method)
+                             + " writes no certificate)")
+        args.method = method
+        options.update(certify_options(method))
     result = solve(cache, args.method, time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit,
                    node_limit=args.node_limit, progress=progress, constraints=constraints, **options)
     if args.format == "json":
@@ -179,6 +197,9 @@ def run(args) -> int:
     else:
         text = format_text(result)
     emit(text, args.output)
+    if getattr(args, "certificate", None):
+        from ..certificate import write_certificate
+        write_certificate(args.certificate, original, result)
     note = (f"returning the best DAG found so far (score {result.score:.6f}, "
             f"bound {result.upper_bound:.6f}, gap {result.gap:.3%})")
     by = result.stats.get("interrupted_by")

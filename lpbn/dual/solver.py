@@ -139,6 +139,7 @@ class _Node:
     lam: np.ndarray = field(compare=False, repr=False)
     depth: int = field(compare=False, default=0)
     basis: Any = field(compare=False, repr=False, default=None)   # parent's LP basis (warm start)
+    nid: int = field(compare=False, default=0)                    # id in the certificate tree
 
 
 def _mask(cache: ScoreCache, decisions: tuple) -> np.ndarray:
@@ -369,7 +370,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                root_tail_gain: float = 0.001, kcluster_nodes: str = "binding",
                incumbent: Any = None, incumbent_feed: Callable[[], Any] | None = None,
                separation_batch: int | None = None, round_sweeps: int | None = None,
-               **unknown: Any) -> SolveResult:
+               certificate: bool = False, **unknown: Any) -> SolveResult:
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     Options: ``prune`` drops dominated parent sets first (safe for the optimum);
@@ -418,6 +419,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     per round without the LP polish) default to 200 and 200 up to SCALE_N variables; beyond,
     to n // 2 and 10: on a 10,000-variable cache the 90-s bound went from -24.10e6 to
     -26.75e6 (results/scale/README.md), while munin-5000 (n = 1041) is unchanged.
+    ``certificate``: record the branch-and-bound tree (every node's branching decision and
+    its certified λ) in ``result.extra["certificate_tree"]``, from which
+    :mod:`lpbn.certificate` writes a file that :mod:`lpbn.verify` checks independently.
     ``local_search`` scales the effort of the ordering-based local search
     (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
     min-regret decoded orders (§5.2): it climbs from every round's order and gets
@@ -536,6 +540,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     if on_sweep is not None:
         sweep_hook(initial_bound)
 
+    # certificate tree: id -> (parent id, (i, row bytes, v) or None); evaluated nodes' λ
+    tree_nodes: dict[int, tuple] = {0: (None, None)}
+    tree_lam: dict[int, np.ndarray] = {}
+    next_id = itertools.count(1)
     root = _Node(-initial_bound, next(seq), initial_bound, (), np.zeros(0), 0)
     heapq.heappush(heap, root)
     while heap:
@@ -554,6 +562,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         stats["nodes"] += 1
         stats["max_depth"] = max(stats["max_depth"], node.depth)
         is_root = node.depth == 0
+        cert_lam = None
         state.set_allowed(_mask(cache, node.decisions))
         state.set_lambda(node.lam)
         state.flips[:] = 0
@@ -578,13 +587,18 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                                tail_rounds=root_tail_rounds if is_root else tail_rounds,
                                tail_gain=root_tail_gain if is_root else tail_gain)
         stats["polishes"] = stats.get("polishes", 0) + st.polishes
+        cert_lam = lam
         if is_root and root_polish and cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, tol):
             polish(state, None if not math.isfinite(deadline) else max(0.5, deadline - time.perf_counter()))
+            if state.value() <= value:
+                cert_lam = state.lam.copy()
             value = min(value, state.value())
             lam = state.lam.copy()
             c2, s2, _ = state.decode()
             inc.offer(c2, s2)
         value = min(value, node.bound)
+        if certificate:
+            tree_lam[node.nid] = np.array(cert_lam, dtype=np.float64)
         if is_root:
             stats["root_bound"] = value
             root_clusters = state.family_of_clusters()
@@ -600,7 +614,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                 continue
         if time.perf_counter() > deadline or pending() is not None:
             # the node's bound stays in the heap (it is part of the global bound)
-            heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
+            heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth, nid=node.nid))
             status = "time_limit" if pending() is None else "interrupted"
             break
         br = None
@@ -613,7 +627,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
             br = choose_branch_eta(state)
         br = br or choose_branch(state)
         if br is None:  # cannot happen unless every variable is fixed; keep bound valid
-            heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth))
+            heapq.heappush(heap, _Node(-value, next(seq), value, node.decisions, lam, node.depth, nid=node.nid))
             status = "node_limit"
             break
         i, row = br
@@ -621,7 +635,10 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
         basis = lp.get_basis() if lp is not None and hasattr(lp, "get_basis") else None
         for v in (1, 0):
             child = node.decisions + ((i, row.tobytes(), v),)
-            heapq.heappush(heap, _Node(-value, next(seq), value, child, lam.copy(), node.depth + 1, basis))
+            cid = next(next_id)
+            if certificate:
+                tree_nodes[cid] = (node.nid, (i, row.tobytes(), v))
+            heapq.heappush(heap, _Node(-value, next(seq), value, child, lam.copy(), node.depth + 1, basis, cid))
         if control.should_stop(nodes=stats["nodes"]):
             status = control.stop_reason
             break
@@ -650,5 +667,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     else:
         extra["clusters"] = state.family_of_clusters()
         extra["root_dual_value"] = initial_bound
+    if certificate:
+        # everything a verifier needs: the clusters (bitsets, k), each node's branching decision
+        # and each evaluated node's λ; dominated candidates were dropped when ``prune``
+        extra["certificate_tree"] = {"clusters": state.cbits.copy(), "k": state.ck.copy(),
+                                     "nodes": tree_nodes, "lambda": tree_lam,
+                                     "candidates": "non-dominated" if prune else "all"}
     return SolveResult(dag=dag, score=score, upper_bound=final_bound, status=status, method="dual",
                        stats=stats, message="", extra=extra)

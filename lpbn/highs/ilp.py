@@ -137,6 +137,35 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
     return added
 
 
+def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
+    """Row duals of the LP over the model's cluster and k-cluster rows (a fresh LP: the MIP
+    model also holds generation and cycle rows, whose duals eq. 8 has no place for) and the
+    eq. 8 bound they give, evaluated here with the LP's own rows."""
+    from .separation import kcluster_rows_csr
+    cache = model.cache
+    kc = sorted(model.kclusters)
+    kbits = np.array([np.frombuffer(b, dtype=np.uint64) for b, _ in kc], dtype=np.uint64).reshape(-1, cache.words)
+    kk = np.array([k for _, k in kc], dtype=np.int64)
+    bits = np.vstack([model.clusters.bits, kbits])
+    ks = np.concatenate([np.ones(len(model.clusters), dtype=np.int64), kk])
+    lp = EtaLP(cache, model.clusters, threads=threads)
+    if len(kc):
+        lp.add_kclusters(kbits, kk)
+    sol = lp.solve_lp()
+    if sol.status != "optimal":
+        lam = np.zeros(len(bits))
+    else:
+        duals = np.asarray(lp.h.getSolution().row_dual, dtype=np.float64)[cache.n:cache.n + len(bits)]
+        lam = np.maximum(0.0, -duals)     # maximisation: a >= row's dual is <= 0
+    ptr, idx = kcluster_rows_csr(cache, bits, ks) if len(bits) else (np.zeros(1, np.int64), np.zeros(0, np.int64))
+    adj = np.zeros(cache.m)
+    np.add.at(adj, idx, np.repeat(lam, np.diff(ptr)))
+    best = np.maximum.reduceat(cache.scores + adj, cache.offsets[:-1])
+    bound = float(math.fsum(best.tolist()) - math.fsum((ks * lam).tolist()))
+    return {"clusters": bits, "k": ks, "lambda": lam, "bound": bound, "lp_value": sol.value,
+            "candidates": candidates}
+
+
 def _check_highs_options(options: dict) -> None:
     """Reject unknown or ill-typed HiGHS options before any work (one-line InputError)."""
     probe = new_highs()
@@ -156,7 +185,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
                 mip_heuristics: bool = False, highs_options: dict | None = None,
-                **unknown) -> SolveResult:
+                certificate: bool = False, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -199,6 +228,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Stop after this many MIP solves (status ``node_limit``).
     memory_limit : int, optional
         Accepted for interface compatibility; HiGHS's memory is not limited.
+    certificate : bool
+        At the end, solve the LP relaxation over the final cluster and k-cluster rows once more
+        and keep its row duals (λ_C = -dual, clipped at 0) and their eq. 8 bound in
+        ``result.extra["certificate_lp"]`` (see :mod:`lpbn.certificate`; it covers that LP
+        bound, not the MIP search's).
     """
     if unknown:
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
@@ -219,8 +253,10 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
-        return incumbent.result(status, "highs", stats, message,
-                                extra={"clusters": model.clusters.copy()})
+        extra = {"clusters": model.clusters.copy()}
+        if certificate:
+            extra["certificate_lp"] = _lp_certificate(model, threads, "non-dominated" if prune else "all")
+        return incumbent.result(status, "highs", stats, message, extra=extra)
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
     eta = None

@@ -1,0 +1,120 @@
+"""Bound certificates: what proves a result's upper bound, in a file anyone can check.
+
+``lpbn solve --certificate FILE`` (``method`` ``dual`` or ``highs``) writes one JSON object
+(gzip when FILE ends in ``.gz``), checked by ``lpbn verify`` (:mod:`lpbn.verify`, plain
+numpy, no solver code)::
+
+    {"format": "lpbn-certificate", "version": 1,
+     "about": "...",                       # how to read it, in words
+     "method": "dual" | "highs",
+     "cache": {"n", "variables", "candidates", "sha256"},   # verify refuses another cache
+     "candidates": "non-dominated" | "all",  # the candidates the bound is evaluated over
+     "bound": B,                            # the bound this certificate proves
+     "covers": "tree" | "root",             # the whole B&B, or the root LP only
+     "clusters": [{"members": [names], "k": k}, ...],
+     "nodes": [{"id", "parent", "branch": {"variable", "set": [names], "side"}, 
+                "lambda": {"clusters": [indices], "values": [λ >= 0]}}, ...]}
+
+A node without ``"lambda"`` was never evaluated (pruned by its parent's bound, or fixed).
+The dual's certificate is its whole branch-and-bound tree (``covers: "tree"``); the HiGHS
+certificate is the row duals of its final LP relaxation (one root node, ``covers: "root"``):
+when HiGHS's MIP search proved a lower bound than that LP, verify says the certificate does
+not cover it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from . import bitsets as bs
+from .atomic import atomic_write
+from .cache import ScoreCache
+from .errors import InputError
+from .result import SolveResult
+from .verify import FORMAT, VERSION, cache_fingerprint
+
+#: methods that can write a certificate
+CERTIFYING_METHODS = ("dual", "highs")
+
+ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 2010, eq. 8, with "
+         "k-cluster rows): for multipliers lambda_C >= 0, U = sum_i max_s [score_i(s) + sum_{C contains i, "
+         "|s & C| < k_C} lambda_C] - sum_C k_C lambda_C, the max over the node's candidates. A node's "
+         "candidates are the root's ('candidates') minus, along its path, those of 'branch.variable' whose "
+         "parent set meets ('side': 'disjoint') or misses ('side': 'meets') 'branch.set'. Each split has "
+         "both sides as children, so the leaves cover every DAG; the certified bound is the largest leaf "
+         "bound, a leaf bounded by any node's U on its path (or -inf if its candidates admit no DAG).")
+
+
+def certify_options(method: str) -> dict[str, Any]:
+    """The method options that make ``method`` record what its certificate needs."""
+    if method not in CERTIFYING_METHODS:
+        raise InputError(f"certificates are written by methods {' and '.join(CERTIFYING_METHODS)} only, "
+                         f"not {method!r}")
+    return {"certificate": True}
+
+
+def _names(cache: ScoreCache, row: np.ndarray) -> list[str]:
+    return [cache.names[v] for v in bs.from_bitset(np.asarray(row, dtype=np.uint64))]
+
+
+def _sparse(lam: np.ndarray) -> dict[str, list]:
+    lam = np.asarray(lam, dtype=np.float64)
+    idx = np.flatnonzero(lam > 0)
+    return {"clusters": [int(c) for c in idx], "values": [float(x) for x in lam[idx]]}
+
+
+def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
+    """The certificate of ``result`` (solved with ``certificate=True``) over ``cache``, the cache
+    as the user has it (before any pruning: its fingerprint is what verify compares)."""
+    extra = result.extra or {}
+    if "certificate_tree" in extra:
+        tree = extra["certificate_tree"]
+        clusters = [{"members": _names(cache, row), "k": int(k)} for row, k in zip(tree["clusters"], tree["k"])]
+        nodes = []
+        for nid in sorted(tree["nodes"]):
+            parent, branch = tree["nodes"][nid]
+            node: dict[str, Any] = {"id": int(nid), "parent": None if parent is None else int(parent)}
+            if branch is not None:
+                i, row, v = branch
+                node["branch"] = {"variable": cache.names[int(i)],
+                                  "set": _names(cache, np.frombuffer(row, dtype=np.uint64)),
+                                  "side": "disjoint" if v else "meets"}
+            if nid in tree["lambda"]:
+                node["lambda"] = _sparse(tree["lambda"][nid])
+            nodes.append(node)
+        covers, bound, candidates = "tree", float(result.upper_bound), tree["candidates"]
+    elif "certificate_lp" in extra:
+        lp = extra["certificate_lp"]
+        clusters = [{"members": _names(cache, row), "k": int(k)} for row, k in zip(lp["clusters"], lp["k"])]
+        nodes = [{"id": 0, "parent": None, "lambda": _sparse(lp["lambda"])}]
+        covers, bound, candidates = "root", float(lp["bound"]), lp["candidates"]
+    else:
+        raise InputError(f"the {result.method!r} result carries no certificate data (solve with "
+                         "method 'dual' or 'highs' and certificate=True)")
+    if result.stats.get("constraints"):
+        raise InputError("certificates of constrained solves are not supported (the bound is over the "
+                         "constrained cache)")
+    return {"format": FORMAT, "version": VERSION, "about": ABOUT, "method": result.method,
+            "cache": cache_fingerprint(cache), "candidates": candidates,
+            "bound": bound if math.isfinite(bound) else None, "covers": covers,
+            "status": result.status, "score": result.score if math.isfinite(result.score) else None,
+            "clusters": clusters, "nodes": nodes}
+
+
+def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
+    """Build the certificate and write it atomically (gzip when ``path`` ends in .gz)."""
+    cert = build_certificate(cache, result)
+    text = json.dumps(cert, separators=(",", ":")) + "\n"
+    if str(path).endswith(".gz"):
+        with atomic_write(path, "wb") as fh:
+            fh.write(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        with atomic_write(path) as fh:
+            fh.write(text)
+    return cert
