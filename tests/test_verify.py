@@ -230,3 +230,16 @@ def test_cli_certificate_and_verify(instances, tmp_path, capsys):
     h = str(tmp_path / "h.json")
     assert main(["solve", wine, "--method", "highs", "--format", "json", "-o", r, "--certificate", h]) == 0
     assert json.loads(open(h).read())["covers"] == "root"
+
+
+def test_check_states_which_comparisons_are_independent():
+    from lpbn.highs.crosscheck import crosscheck, independence
+    assert independence("dp", "dual").startswith("independent")
+    assert independence("highs", "pulp-cbc").startswith("NOT independent")
+    assert "HiGHS" in independence("dual", "highs")
+    assert "HiGHS" not in independence("dual", "highs", cd_only=True)
+    rep = crosscheck(random_cache(6, seed=1), methods=["dp", "highs"])
+    text = rep.to_text()
+    assert rep.ok and "independence of the comparisons" in text
+    assert "highs vs dp: independent" in text or "dp vs highs: independent" in text
+    assert rep.to_dict()["independence"]

@@ -39,6 +39,36 @@ DP_MAX_N = 20
 PULP_MAX_N = 15
 
 
+#: What each method's optimality proof runs on, beyond what every method shares (the score
+#: reader and the subset-dominance pruning of lpbn.cache, re-derived by ``lpbn verify``).
+#: Two methods' agreement is independent evidence only as far as these sets are disjoint.
+PROOF_CODE = {
+    "dp": ("subset DP (lpbn.dp)",),
+    "brute": ("enumeration (lpbn.brute)",),
+    "bfbnb": ("order-graph search (lpbn.bfbnb)",),
+    # HiGHS: the dual's exact LP polish (lp_polish, on by default below 300,000 candidates)
+    "dual": ("eq. 8 CD kernels (lpbn.dual)", "HiGHS", "cluster rows (lpbn.clusters)"),
+    "highs": ("HiGHS", "cluster rows (lpbn.clusters)", "eta LP model (lpbn.highs.lp_model)"),
+    "pulp-cbc": ("CBC", "cluster rows (lpbn.clusters)", "eta LP model (lpbn.highs.lp_model)"),
+}
+
+
+def independence(a: str, b: str, cd_only: bool = False) -> str:
+    """How independent the agreement of methods ``a`` and ``b`` is (see PROOF_CODE)."""
+    def code(m):
+        got = PROOF_CODE.get(m)
+        if got is None:
+            return None
+        return tuple(c for c in got if not (cd_only and m == "dual" and c == "HiGHS"))
+    ca, cb = code(a), code(b)
+    if ca is None or cb is None:
+        return "unknown sharing"
+    shared = [c for c in ca if c in cb]
+    if not shared:
+        return "independent (no proof code shared beyond the score reader and dominance pruning)"
+    return "NOT independent: both rely on " + ", ".join(shared)
+
+
 class CrossCheckError(LpbnError):
     """Raised by :meth:`CrossCheckReport.raise_if_failed` when two solvers disagree."""
 
@@ -65,6 +95,8 @@ class CrossCheckReport:
     n: int
     checks: list[Check] = field(default_factory=list)
     seconds: float = 0.0
+    #: which comparisons are independent evidence, and which share code (see PROOF_CODE)
+    independence: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -78,7 +110,10 @@ class CrossCheckReport:
         head = (f"lpbn check {self.source or '<cache>'} (n={self.n}): "
                 + ("all checks agree" if self.ok else
                    f"DISAGREEMENT in {len(self.failures)} check(s)"))
-        return "\n".join([head] + ["  " + c.line() for c in self.checks]) + "\n"
+        lines = [head] + ["  " + c.line() for c in self.checks]
+        if self.independence:
+            lines += ["independence of the comparisons:"] + ["  " + t for t in self.independence]
+        return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:
         def clean(v):
@@ -86,7 +121,8 @@ class CrossCheckReport:
         return {"source": self.source, "n": self.n, "ok": self.ok, "seconds": self.seconds,
                 "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail,
                             "values": {k: clean(v) for k, v in c.values.items()}}
-                           for c in self.checks]}
+                           for c in self.checks],
+                "independence": list(self.independence)}
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.to_dict(), **kw)
@@ -215,6 +251,26 @@ def method_checks(cache: ScoreCache, results: dict[str, Any], tol: float = CHECK
     return checks
 
 
+def _independence_notes(names: list[str], duality: bool, dual_options: dict) -> list[str]:
+    cd_only = dual_options.get("polish_lp") is False
+    notes = ["answers: every DAG is re-scored with lpbn.cache (shared by all methods); `lpbn verify` "
+             "re-scores in plain numpy"]
+    if duality:
+        notes.append("weak duality (dual value >= HiGHS LP): independent — the dual evaluates eq. 8 in its own "
+                      "kernels, HiGHS solves the primal LP built by lpbn.clusters" if cd_only else
+                      "weak/strong duality: NOT independent by default — the dual's root value comes from its exact "
+                      "LP polish, itself a HiGHS solve over lpbn.clusters rows; --dual-cd-only compares the "
+                      "coordinate-descent value alone (independent, weak duality only)")
+    methods = [m for m in names if m != "dual-root"]
+    for i, a in enumerate(methods):
+        for b in methods[i + 1:]:
+            notes.append(f"{a} vs {b}: {independence(a, b, cd_only=False)}")
+    if "dual" in methods or "highs" in methods:
+        notes.append("`lpbn solve --certificate` + `lpbn verify` re-checks a dual or highs bound in plain numpy "
+                     "with no solver code (the dual's whole B&B tree; HiGHS's root LP only)")
+    return notes
+
+
 def default_methods(cache: ScoreCache, dual_available: bool) -> list[str]:
     methods = ["highs"]
     if cache.n <= DP_MAX_N:
@@ -282,5 +338,6 @@ def crosscheck(cache: ScoreCache | str, *, methods: Iterable[str] | None = None,
         results["dual-root"] = SolveResult(root.best_dag, best, float(root.value), "time_limit",
                                            "dual-root")
     report.checks.extend(method_checks(cache, results, tol))
+    report.independence = _independence_notes(list(results), root is not None, dual_options or {})
     report.seconds = time.perf_counter() - t0
     return report
