@@ -250,7 +250,7 @@ def _check_dag(pc: PlainCache, result: dict, report: VerifyReport, rtol: float) 
     ps_idx: list[list[int]] = [[] for _ in range(pc.n)]
     for v, ps in parents.items():
         i = pc.index[v]
-        if not isinstance(ps, list) or any(p not in pc.index for p in ps):
+        if not isinstance(ps, list) or any(not isinstance(p, str) or p not in pc.index for p in ps):
             report.add("dag", False, f"parents of {v} are not variables of the cache: {ps!r}")
             return
         want = tuple(sorted(pc.index[p] for p in ps))
@@ -350,7 +350,8 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
     if not isinstance(raw, list):
         raise CertificateError("the certificate has no 'clusters' list")
     for c, item in enumerate(raw):
-        if not isinstance(item, dict) or not isinstance(item.get("members"), list):
+        if not isinstance(item, dict) or not isinstance(item.get("members"), list) \
+                or not all(isinstance(v, str) for v in item["members"]):
             raise CertificateError(f"cluster {c}: expected {{'members': [...], 'k': K}}")
         k = item.get("k", 1)
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -371,14 +372,18 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
         if nid in parsed:
             raise CertificateError(f"node id {nid} appears twice")
         branch = nd.get("branch")
+        if nd.get("parent") is not None and (isinstance(nd["parent"], bool) or not isinstance(nd["parent"], int)):
+            raise CertificateError(f"node {nid}: 'parent' must be a node id or null")
         if nd.get("parent") is None:
             if branch is not None:
                 raise CertificateError(f"node {nid}: the root has no branch")
         else:
             if not isinstance(branch, dict) or branch.get("side") not in ("disjoint", "meets") \
-                    or branch.get("variable") not in pc.index or not isinstance(branch.get("set"), list):
+                    or not isinstance(branch.get("variable"), str) or branch.get("variable") not in pc.index or not isinstance(branch.get("set"), list):
                 raise CertificateError(f"node {nid}: branch must be {{'variable', 'set', 'side': "
                                        "'disjoint'|'meets'}} over the cache's variables")
+            if not all(isinstance(v, str) for v in branch["set"]):
+                raise CertificateError(f"node {nid}: the branch set must list variable names")
             try:
                 members = sorted(pc.index[v] for v in branch["set"])
             except (KeyError, TypeError):
@@ -386,6 +391,8 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
             branch = (pc.index[branch["variable"]], tuple(members), branch["side"])
         lam = []
         spec = nd.get("lambda") or {}
+        if not isinstance(spec, dict):
+            raise CertificateError(f"node {nid}: lambda must be {{'clusters': [...], 'values': [...]}}")
         idx, val = spec.get("clusters", []), spec.get("values", [])
         if not isinstance(idx, list) or not isinstance(val, list) or len(idx) != len(val):
             raise CertificateError(f"node {nid}: lambda needs equally long 'clusters' and 'values'")
