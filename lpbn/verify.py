@@ -360,6 +360,11 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
             members = [pc.index[v] for v in item["members"]]
         except (KeyError, TypeError):
             raise CertificateError(f"cluster {c}: unknown variable in {item['members'][:5]!r}") from None
+        if k > len(set(members)):
+            # Σ_{i∈C} [|s_i∩C| < k] >= k holds for every DAG only when k <= |C|
+            report.add("clusters", False, f"cluster {c} has k = {k} but only {len(set(members))} member(s): "
+                       "its constraint is not valid for every DAG")
+            return None
         clusters.append((pc.mask(members), k))
     nodes = cert.get("nodes")
     if not isinstance(nodes, list) or not nodes:

@@ -154,6 +154,15 @@ def test_dropped_cluster_fails(zoo):
         verify(cache, res, bad)
 
 
+def test_invalid_cluster_fails(zoo):
+    cache, res, cert = zoo
+    bad = copy.deepcopy(cert)
+    bad["clusters"][0]["k"] = len(bad["clusters"][0]["members"]) + 1    # not valid for every DAG
+    _fails(cache, res, bad, "not valid for every DAG")
+    bad["clusters"][0] = {"members": [], "k": 1}
+    _fails(cache, res, bad, "not valid for every DAG")
+
+
 def test_tampered_tree_fails(zoo):
     cache, res, cert = zoo
     if len(cert["nodes"]) < 3:
