@@ -121,7 +121,8 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, en
     else:
         status = out.get("stopped") or "time_limit"
         bound = max(open_bound, next_bound)
-        msg = (f"stopped ({status}) with {len(scores)} {what} listed, not proven: a {what[:-1]} not listed "
+        msg = (f"stopped ({status}) with {len(scores)} {what} listed, not proven: a "
+               f"{'class' if classes else 'DAG'} not listed "
                f"may score up to {bound:.6f}" if math.isfinite(bound) else
                f"stopped ({status}) with {len(scores)} {what} listed, not proven")
         upper = max(best, bound) if math.isfinite(bound) else math.inf
