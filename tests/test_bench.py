@@ -268,14 +268,14 @@ def test_planted_wrong_optimum_fails_loudly(tiny_suite, tmp_path, fakes, capsys)
 def test_crash_hang_and_memout_keep_the_other_rows(tiny_suite, tmp_path, fakes, capsys):
     out = tmp_path / "res"
     args = ["bench", str(tiny_suite), "--methods", "crasher,hanger,hog,dp", "--plugin", fakes,
-            "--time-limit", "1", "--grace", "1.5", "--memory-limit", "1500", "--instances",
+            "--time-limit", "3", "--grace", "1.5", "--memory-limit", "1500", "--instances",
             "iris", "--no-warmup", "--jobs", "2", "-o", str(out), "-q"]
     assert main(args) == 0  # failures are rows, not fatal
     rows = {r["method"]: r for r in _rows(out, "tiny")}
     assert rows["dp"]["status"] == "optimal" and rows["dp"]["check"] == "ok"
     assert rows["crasher"]["status"] == "crash" and "SIGABRT" in rows["crasher"]["message"]
     assert rows["hanger"]["status"] == "timeout"
-    assert float(rows["hanger"]["process_seconds"]) < 10
+    assert float(rows["hanger"]["process_seconds"]) < 12
     assert rows["hog"]["status"] == "memout"
     summary = (out / "tiny" / "latest" / "summary.md").read_text()
     assert "## Failed or refused runs" in summary
