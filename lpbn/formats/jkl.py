@@ -109,8 +109,9 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
 
 
 #: meta keys ``write_jkl`` records in a leading ``# lpbn: key=value ...`` comment (BLIP writes
-#: ``#`` headers too): what the scorer did, so that ``lpbn solve --k-best K`` can refuse a cache
-#: pruned for fewer than K networks and ``--classes`` knows the score
+#: ``#`` headers too) when the cache was pruned for K > 1 networks: what the scorer did, so that
+#: ``lpbn solve --k-best K`` can refuse a cache pruned for fewer than K networks and
+#: ``--classes`` knows the score
 HEADER_KEYS = ("score", "k_best", "N", "max_parents", "ess")
 
 
@@ -134,7 +135,13 @@ def _header_meta(lines: list[str]) -> dict:
 
 
 def _header(cache: ScoreCache) -> str | None:
-    if "k_best" not in cache.meta:
+    """The ``# lpbn:`` line, written only for a cache pruned for K > 1 networks: GOBNILP's and
+    pygobnilp's readers take the first line as the variable count, so the default pipeline's
+    files (K = 1) must stay plain GOBNILP jkl."""
+    try:
+        if int(cache.meta.get("k_best") or 1) <= 1:
+            return None
+    except (TypeError, ValueError):
         return None
     items = [f"{k}={cache.meta[k]}" for k in HEADER_KEYS if cache.meta.get(k) is not None]
     return "# lpbn: " + " ".join(str(x).replace(" ", "_") for x in items) + "\n"

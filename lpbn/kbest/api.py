@@ -10,11 +10,12 @@ K-th (``stats["next_bound"]`` is the best score any unlisted DAG can have); any 
 means the list is the best found before the limit, with ``upper_bound``/``stats["open_bound"]``
 bounding every DAG not examined.
 
-A cache that ``lpbn score --k-best R`` wrote records R (``meta["k_best"]``; the jkl header
-comment ``# lpbn: ... k_best=R``): asking it for K > R networks is refused, since its pruning
-may have dropped families of the (R+1)-th best.  Plain GOBNILP/BLIP/URLearning files record
-nothing and are taken as unpruned — a file pruned by subset dominance may still lack families
-of the second best DAG; that is the file's promise, not lpbn's.  Likewise, the scorer keeps
+A cache that ``lpbn score --k-best R`` wrote with R > 1 records R (``meta["k_best"]``; the jkl
+header comment ``# lpbn: ... k_best=R``, pss ``META k_best``): asking it for K > R networks is
+refused, since its pruning may have dropped families of the (R+1)-th best.  Files that record
+nothing (GOBNILP/BLIP/URLearning files, and lpbn's own with R = 1, which stay plain GOBNILP jkl
+so that GOBNILP and pygobnilp read them) get a warning for K > 1: a file pruned by subset
+dominance may lack families of the second best DAG, so the list is exact over the file only.  Likewise, the scorer keeps
 "a set of K best DAGs" breaking ties towards fewer arcs: a DAG tied with the K-th that has more
 arcs may be absent from such a cache.
 """
@@ -22,11 +23,12 @@ arcs may be absent from such a cache.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ..cache import ScoreCache
-from ..errors import InputError
+from ..errors import InputError, LpbnWarning
 from ..result import DAG, OPTIMAL, SolveResult
 from .collect import tie_tol
 
@@ -38,6 +40,12 @@ def check_cache_for(cache: ScoreCache, k: int) -> None:
     """Refuse a cache pruned for fewer than ``k`` networks (see the module docstring)."""
     rec = cache.meta.get("k_best")
     if rec is None:
+        if k > 1 and cache.meta.get("format") in ("jkl", "pss"):
+            warnings.warn(f"{cache.source or 'this cache'}: the file does not record how it was pruned; if "
+                          "it was pruned for one network (the default of lpbn score, GOBNILP's and BLIP's "
+                          "scorers), families of the runners-up may be missing and the list is exact over "
+                          f"this cache only; lpbn score --k-best {k} writes a cache that holds them",
+                          LpbnWarning, stacklevel=3)
         return
     try:
         rec = int(rec)
