@@ -29,10 +29,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-import numba
 import numpy as np
 
-from . import bitsets as bs
 from .errors import LpbnWarning, ScoreFileError
 
 #: the largest sum over variables of each variable's largest |local score| a cache may have:
@@ -89,7 +87,7 @@ class ScoreCache:
             sizes = sizes[order]
             new_ptr = np.zeros(len(order) + 1, dtype=np.int64)
             np.cumsum(sizes, out=new_ptr[1:])
-            pset_items = _gather_csr(pset_ptr, pset_items, order.astype(np.int64), new_ptr)
+            pset_items = gather_csr(pset_ptr, pset_items, order.astype(np.int64), new_ptr)
             pset_ptr = new_ptr
         self.offsets = offsets
         self.scores = scores
@@ -97,7 +95,7 @@ class ScoreCache:
         self.pset_items = pset_items
         self.family = family
         self.sizes = sizes
-        self.words = bs.n_words(self.n)
+        self.words = (self.n + 63) // 64
         self._bits: np.ndarray | None = None
         for a in (self.offsets, self.scores, self.pset_ptr, self.pset_items, self.family,
                   self.sizes):
@@ -175,7 +173,7 @@ class ScoreCache:
                                  "rescale the scores", src)
         if len(items) and (items.min() < 0 or items.max() >= n):
             raise ScoreFileError("parent index out of range", src)
-        code = _check_sets(offsets, ptr, items)
+        code = check_sets(offsets, ptr, items)
         if code[0] != 0:
             kind, i, v = code
             what = "is listed as its own parent" if kind == 1 else "is repeated in a parent set"
@@ -187,7 +185,7 @@ class ScoreCache:
         A greedy topological construction is complete: a variable whose candidate's
         parents are all placed stays placeable, so if the greedy gets stuck, no DAG exists.
         """
-        placed = _greedy_order(self.n, self.offsets, self.pset_ptr, self.pset_items)
+        placed = greedy_order(self.n, self.offsets, self.pset_ptr, self.pset_items)
         if placed.sum() < self.n:
             stuck = [self.names[i] for i in np.flatnonzero(~placed)]
             more = f" (and {len(stuck) - 5} more)" if len(stuck) > 5 else ""
@@ -210,7 +208,7 @@ class ScoreCache:
         1.2 GB of bitsets.
         """
         if self._bits is None:
-            bits = bs.csr_to_bitsets(self.pset_ptr, self.pset_items, self.n)
+            bits = csr_to_bitsets(self.pset_ptr, self.pset_items, self.n)
             bits.setflags(write=False)
             self._bits = bits
         return self._bits
@@ -262,7 +260,8 @@ class ScoreCache:
         tptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum([len(ps) for ps in sets], out=tptr[1:])
         titems = np.array([p for ps in sets for p in ps], dtype=np.int32)
-        return _find_candidates(self.offsets, self.pset_ptr, self.pset_items, tptr, titems)
+        from .cache_kernels import find_candidates
+        return find_candidates(self.offsets, self.pset_ptr, self.pset_items, tptr, titems)
 
     def local_score(self, i: int, parents: Iterable[int]) -> float | None:
         """Local score of ``i`` with ``parents``, or None when that set is not a candidate."""
@@ -285,10 +284,16 @@ class ScoreCache:
 
         ``allowed`` is a Python-int bitmask, a bitset array or an iterable of indices.
         Returns ``(global index, score)``, or ``(-1, -inf)`` when none fits.  Cost: a scan of
-        the best-first list up to the first fit (numba).
+        the best-first list up to the first fit.
         """
         words = self._as_bitset(allowed)
-        j = _best_within(self.bits, int(self.offsets[i]), int(self.offsets[i + 1]), words)
+        start, stop = int(self.offsets[i]), int(self.offsets[i + 1])
+        if self.n <= 64 and stop - start <= SMALL_FAMILY:
+            fits = np.flatnonzero((self.masks[start:stop] & ~words[0]) == 0)
+            j = start + int(fits[0]) if fits.size else -1
+        else:
+            from .cache_kernels import best_within
+            j = best_within(self.bits, start, stop, words)
         return (j, float(self.scores[j])) if j >= 0 else (-1, -np.inf)
 
     def best_for_order(self, order: Sequence[int]) -> tuple[np.ndarray, float]:
@@ -301,6 +306,7 @@ class ScoreCache:
         order = np.asarray(order, dtype=np.int64)
         if sorted(order.tolist()) != list(range(self.n)):
             raise ValueError("order must be a permutation of 0..n-1")
+        from .cache_kernels import best_for_order_csr
         choice = best_for_order_csr(self.offsets, self.pset_ptr, self.pset_items, order)
         total = float(np.sum(self.scores[choice])) if np.all(choice >= 0) else -np.inf
         return choice, total
@@ -311,13 +317,17 @@ class ScoreCache:
 
     def _as_bitset(self, allowed) -> np.ndarray:
         if isinstance(allowed, (int, np.integer)):
-            return bs.int_to_bitset(int(allowed), self.n)
+            mask = int(allowed)
+            return np.array([(mask >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(self.words)],
+                            dtype=np.uint64)
         arr = np.asarray(allowed)
         if arr.dtype == np.uint64 and arr.shape == (self.words,):
             return arr
-        if arr.dtype == bool and arr.shape == (self.n,):
-            return bs.to_bitset(np.flatnonzero(arr), self.n)
-        return bs.to_bitset(list(allowed), self.n)
+        idx = np.flatnonzero(arr) if arr.dtype == bool and arr.shape == (self.n,) else \
+            np.asarray(list(allowed), dtype=np.int64)
+        out = np.zeros(self.words, dtype=np.uint64)
+        np.bitwise_or.at(out, idx // 64, np.left_shift(np.uint64(1), (idx % 64).astype(np.uint64)))
+        return out
 
     # ------------------------------------------------------------------ pruning
     def _take(self, keep: np.ndarray, meta_update: dict[str, Any] | None = None) -> "ScoreCache":
@@ -329,7 +339,7 @@ class ScoreCache:
         sizes = self.sizes[idx]
         ptr = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(sizes, out=ptr[1:])
-        items = _gather_csr(self.pset_ptr, self.pset_items, idx.astype(np.int64), ptr)
+        items = gather_csr(self.pset_ptr, self.pset_items, idx.astype(np.int64), ptr)
         meta = dict(self.meta)
         meta.update(meta_update or {})
         return ScoreCache(self.names, offsets, self.scores[idx], ptr, items, meta=meta,
@@ -341,10 +351,15 @@ class ScoreCache:
         Safe for optimality (Teyssier & Koller 2005; de Campos & Ji 2011; Chen et al.,
         Thm 1): any DAG using U stays acyclic, and no worse, with U' instead.
         """
-        if self.words <= 2:
-            keep = _dominance_keep(self.bits, self.offsets, self.scores)
+        counts = np.diff(self.offsets)
+        if self.n <= 64 and int(np.sum(counts.astype(np.float64) ** 2)) <= SMALL_PAIRS:
+            keep = _dominance_keep_numpy(self.masks, self.offsets)
+        elif self.words <= 2:
+            from .cache_kernels import dominance_keep
+            keep = dominance_keep(self.bits, self.offsets, self.scores)
         else:  # wide caches: subset tests on the CSR sets, no m x W bitsets
-            keep = _dominance_keep_csr(self.offsets, self.pset_ptr, self.pset_items, self.scores, self.n)
+            from .cache_kernels import dominance_keep_csr
+            keep = dominance_keep_csr(self.offsets, self.pset_ptr, self.pset_items, self.scores, self.n)
         if keep.all():
             return self
         return self._take(keep, {"pruned_dominated": int((~keep).sum())})
@@ -395,203 +410,115 @@ class ScoreCache:
             if (rtol or atol) else bool(np.array_equal(self.scores, other.scores))
 
 
-# ---------------------------------------------------------------------- numba kernels
-@numba.njit(cache=True)
-def _find_candidates(offsets, ptr, items, tptr, titems):
-    n = offsets.shape[0] - 1
-    out = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        k = tptr[i + 1] - tptr[i]
-        for j in range(offsets[i], offsets[i + 1]):
-            if ptr[j + 1] - ptr[j] != k:
-                continue
-            same = True
-            for a in range(k):
-                if items[ptr[j] + a] != titems[tptr[i] + a]:
-                    same = False
-                    break
-            if same:
-                out[i] = j
-                break
+# ---------------------------------------------------------------------- array helpers
+# Small caches (n <= 64, the families' pairwise work below SMALL_PAIRS) are read, checked and
+# pruned with numpy alone, so that solving them never imports numba; larger ones use the
+# kernels of lpbn.cache_kernels.  Both give identical results.
+
+#: largest family scanned with numpy by :meth:`ScoreCache.best_parent_set`
+SMALL_FAMILY = 4096
+#: the numpy dominance test builds a c x c table per family: up to this many cells in all
+SMALL_PAIRS = 4_000_000
+
+
+def gather_csr(ptr: np.ndarray, items: np.ndarray, order: np.ndarray, new_ptr: np.ndarray) -> np.ndarray:
+    """The sets ``order[k]`` of the CSR ``(ptr, items)``, concatenated (new offsets ``new_ptr``)."""
+    lengths = ptr[order + 1] - ptr[order]
+    total = int(new_ptr[-1])
+    if total == 0:
+        return np.empty(0, dtype=np.int32)
+    shift = np.repeat(ptr[order] - new_ptr[:-1], lengths)
+    return np.ascontiguousarray(items[np.arange(total, dtype=np.int64) + shift], dtype=np.int32)
+
+
+def check_sets(offsets: np.ndarray, ptr: np.ndarray, items: np.ndarray) -> tuple[int, int, int]:
+    """(0, 0, 0) if every parent set is fine, (1, i, i) if variable i is its own parent,
+    (2, i, v) if v is repeated in a parent set of i (the first offender in file order)."""
+    if items.size == 0:
+        return (0, 0, 0)
+    m = ptr.shape[0] - 1
+    owner = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))            # set of each item
+    child = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))[owner]
+    own = np.flatnonzero(items == child)
+    srt = np.lexsort((items, owner))
+    same = (owner[srt][1:] == owner[srt][:-1]) & (items[srt][1:] == items[srt][:-1])
+    rep = srt[1:][same]
+    first_own = int(owner[own[0]]) if own.size else m
+    first_rep = int(owner[rep].min()) if rep.size else m
+    if first_own == m and first_rep == m:
+        return (0, 0, 0)
+    if first_own <= first_rep:
+        i = int(child[own[0]])
+        return (1, i, i)
+    j = first_rep
+    k = rep[owner[rep] == j]
+    return (2, int(child[k[0]]), int(items[k[0]]))
+
+
+def greedy_order(n: int, offsets: np.ndarray, ptr: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Which variables a greedy topological construction can place (all of them iff some DAG
+    exists): rounds of numpy for n <= 64, the kernel beyond."""
+    if n > 64:
+        from .cache_kernels import greedy_order as kernel
+        return kernel(n, offsets, ptr, items)
+    m = ptr.shape[0] - 1
+    family = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    nonempty = np.diff(ptr) > 0
+    starts = ptr[:-1][nonempty]
+    placed = np.zeros(n, dtype=bool)
+    while True:
+        ready = np.ones(m, dtype=bool)
+        if items.size:
+            ready[nonempty] = np.logical_and.reduceat(placed[items], starts)
+        now = np.zeros(n, dtype=bool)
+        now[family[ready]] = True
+        if np.array_equal(now, placed):
+            return placed
+        placed = now
+
+
+def csr_to_bitsets(ptr: np.ndarray, items: np.ndarray, n: int) -> np.ndarray:
+    """Parent sets as ``(m, W)`` uint64 bitsets (numpy for n <= 64)."""
+    if n > 64:
+        from .bitsets import csr_to_bitsets as kernel
+        return kernel(ptr, items, n)
+    m = ptr.shape[0] - 1
+    out = np.zeros((m, 1), dtype=np.uint64)
+    nonempty = np.diff(ptr) > 0
+    if items.size:
+        bits = np.left_shift(np.uint64(1), items.astype(np.uint64))
+        out[nonempty, 0] = np.bitwise_or.reduceat(bits, ptr[:-1][nonempty])
     return out
 
 
-@numba.njit(cache=True)
-def _gather_csr(ptr, items, order, new_ptr):
-    out = np.empty(new_ptr[-1], dtype=np.int32)
-    for k in range(order.shape[0]):
-        j = order[k]
-        a = ptr[j]
-        b = new_ptr[k]
-        for t in range(ptr[j + 1] - a):
-            out[b + t] = items[a + t]
-    return out
-
-
-@numba.njit(cache=True)
-def _check_sets(offsets, ptr, items):
-    """(0,0,0) if fine; (1, i, v) self-parent; (2, i, v) repeated parent."""
-    n = offsets.shape[0] - 1
-    for i in range(n):
-        for j in range(offsets[i], offsets[i + 1]):
-            for a in range(ptr[j], ptr[j + 1]):
-                if items[a] == i:
-                    return (1, i, i)
-                for b in range(ptr[j], a):
-                    if items[b] == items[a]:
-                        return (2, i, items[a])
-    return (0, 0, 0)
-
-
-@numba.njit(cache=True)
-def inverse_index(n, pset_ptr, pset_items):
-    """CSR (ptr, candidates): for each variable v, the candidates whose parent set contains v."""
-    m = pset_ptr.shape[0] - 1
-    cnt = np.zeros(n + 1, dtype=np.int64)
-    for k in range(pset_items.shape[0]):
-        cnt[pset_items[k] + 1] += 1
-    for v in range(n):
-        cnt[v + 1] += cnt[v]
-    inv = np.empty(pset_items.shape[0], dtype=np.int64)
-    fill = cnt[:-1].copy()
-    for j in range(m):
-        for a in range(pset_ptr[j], pset_ptr[j + 1]):
-            v = pset_items[a]
-            inv[fill[v]] = j
-            fill[v] += 1
-    return cnt, inv
-
-
-@numba.njit(cache=True)
-def _greedy_order(n, offsets, ptr, items):
-    """Places variables greedily; returns which variables could be placed."""
-    m = ptr.shape[0] - 1
-    missing = np.empty(m, dtype=np.int64)
-    for j in range(m):
-        missing[j] = ptr[j + 1] - ptr[j]
-    cnt, inv = inverse_index(n, ptr, items)
-    fam = np.empty(m, dtype=np.int64)
-    for i in range(n):
-        for j in range(offsets[i], offsets[i + 1]):
-            fam[j] = i
-    placed = np.zeros(n, dtype=np.bool_)
-    queued = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
-    top = 0
-    for j in range(m):
-        if missing[j] == 0 and not queued[fam[j]]:
-            queued[fam[j]] = True
-            stack[top] = fam[j]
-            top += 1
-    while top > 0:
-        top -= 1
-        v = stack[top]
-        placed[v] = True
-        for k in range(cnt[v], cnt[v + 1]):
-            j = inv[k]
-            missing[j] -= 1
-            if missing[j] == 0 and not queued[fam[j]]:
-                queued[fam[j]] = True
-                stack[top] = fam[j]
-                top += 1
-    return placed
-
-
-@numba.njit(cache=True)
-def _best_within(bits, start, stop, allowed):
-    for j in range(start, stop):
-        ok = True
-        for w in range(bits.shape[1]):
-            if bits[j, w] & ~allowed[w]:
-                ok = False
-                break
-        if ok:
-            return j
-    return -1
-
-
-@numba.njit(cache=True)
-def best_for_order_csr(offsets, pset_ptr, pset_items, order):
-    """Best-first scan per variable for the first candidate whose parents all precede it in
-    ``order`` (CSR sets, positions instead of bitsets); -1 where none does."""
-    n = order.shape[0]
-    pos = np.empty(n, dtype=np.int64)
-    for k in range(n):
-        pos[order[k]] = k
-    choice = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        for j in range(offsets[i], offsets[i + 1]):
-            ok = True
-            for a in range(pset_ptr[j], pset_ptr[j + 1]):
-                if pos[pset_items[a]] > pos[i]:
-                    ok = False
-                    break
-            if ok:
-                choice[i] = j
-                break
-    return choice
-
-
-@numba.njit(cache=True)
-def _dominance_keep_csr(offsets, ptr, items, scores, n):
-    """:func:`_dominance_keep` with subset tests on CSR sets (a stamp array per candidate)."""
-    m = ptr.shape[0] - 1
-    keep = np.ones(m, dtype=np.bool_)
-    kept = np.empty(m, dtype=np.int64)
-    stamp = np.full(n, -1, dtype=np.int64)
+def _dominance_keep_numpy(masks: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """:func:`lpbn.cache_kernels.dominance_keep` for single-word masks: candidates are best
+    first (ties: smaller first), so j is dominated iff an earlier candidate's set is a subset of
+    j's (an earlier dropped one has a kept subset that is earlier still)."""
+    keep = np.ones(masks.shape[0], dtype=bool)
     for i in range(offsets.shape[0] - 1):
-        nk = 0
-        for j in range(offsets[i], offsets[i + 1]):
-            for a in range(ptr[j], ptr[j + 1]):
-                stamp[items[a]] = j
-            size_j = ptr[j + 1] - ptr[j]
-            dominated = False
-            for t in range(nk):
-                k = kept[t]
-                if scores[k] < scores[j] or ptr[k + 1] - ptr[k] >= size_j:
-                    continue
-                sub = True
-                for a in range(ptr[k], ptr[k + 1]):
-                    if stamp[items[a]] != j:
-                        sub = False
-                        break
-                if sub:
-                    dominated = True
-                    break
-            if dominated:
-                keep[j] = False
-            else:
-                kept[nk] = j
-                nk += 1
+        a, b = int(offsets[i]), int(offsets[i + 1])
+        if b - a < 2:
+            continue
+        fam = masks[a:b]
+        sub = (fam[:, None] & ~fam[None, :]) == 0            # sub[k, j]: set k within set j
+        keep[a:b] = ~np.triu(sub, 1).any(axis=0)
     return keep
 
 
-@numba.njit(cache=True)
-def _dominance_keep(bits, offsets, scores):
-    """Candidates are best first (ties: smaller first); keep j unless a kept subset scores >= j."""
-    m = bits.shape[0]
-    W = bits.shape[1]
-    keep = np.ones(m, dtype=np.bool_)
-    kept = np.empty(m, dtype=np.int64)
-    for i in range(offsets.shape[0] - 1):
-        nk = 0
-        for j in range(offsets[i], offsets[i + 1]):
-            dominated = False
-            for t in range(nk):
-                k = kept[t]
-                if scores[k] < scores[j]:
-                    continue
-                sub = True
-                for w in range(W):
-                    if bits[k, w] & ~bits[j, w]:
-                        sub = False
-                        break
-                if sub:
-                    dominated = True
-                    break
-            if dominated:
-                keep[j] = False
-            else:
-                kept[nk] = j
-                nk += 1
-    return keep
+#: names the kernels had when they lived in this module
+_MOVED = {"inverse_index": "inverse_index", "best_for_order_csr": "best_for_order_csr",
+          "_best_within": "best_within", "_greedy_order": "greedy_order",
+          "_gather_csr": "gather_csr", "_dominance_keep": "dominance_keep",
+          "_dominance_keep_csr": "dominance_keep_csr", "_find_candidates": "find_candidates",
+          "_check_sets": "check_sets"}
+
+
+def __getattr__(name: str):
+    """``from lpbn.cache import inverse_index`` (and the old private kernel names) still work:
+    they load :mod:`lpbn.cache_kernels` on first use."""
+    target = _MOVED.get(name)
+    if target is None:
+        raise AttributeError(f"module 'lpbn.cache' has no attribute {name!r}")
+    from . import cache_kernels
+    return getattr(cache_kernels, target)

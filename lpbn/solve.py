@@ -200,6 +200,9 @@ def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> 
     limit or a signal comes first, the quick answer (status ``time_limit``/``interrupted``),
     else None and the method runs with its kernels loading from the cache."""
     from . import warmup
+    from .dp import NUMPY_MAX_N
+    if method == "dp" and cache.n <= NUMPY_MAX_N:
+        return None                # numpy alone: nothing to compile
     if control.time_limit is None or warmup.is_warm(method):
         return None
     control.announce(f"compiling {method}'s kernels (once per install; `lpbn warmup` does it ahead)")

@@ -1,0 +1,54 @@
+"""numba kernels of :mod:`lpbn.dp` (the subset DP beyond ``NUMPY_MAX_N`` variables): the
+max-zeta transform of one variable's BestScore table and a chunk of the order DP."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, inline="always")
+def _compress(U, i):
+    """Drop bit i from U (subsets of V∖{i} are indexed with n-1 bits)."""
+    low = U & ((1 << i) - 1)
+    return low | ((U >> (i + 1)) << i)
+
+
+@numba.njit(cache=True)
+def best_score_table(masks, scores, start, stop, i, t):
+    """t[U] = BestScore(X_i, U) for every U ⊆ V∖{i} (max-zeta transform)."""
+    size = t.shape[0]
+    for u in range(size):
+        t[u] = -np.inf
+    for j in range(start, stop):
+        u = _compress(np.int64(masks[j]), i)
+        if scores[j] > t[u]:
+            t[u] = scores[j]
+    step = 1
+    while step < size:
+        for base in range(0, size, 2 * step):
+            for k in range(base, base + step):
+                if t[k] > t[k + step]:
+                    t[k + step] = t[k]
+        step *= 2
+
+
+@numba.njit(cache=True)
+def order_dp(tables, f, leaf, n, start, stop):
+    for S in range(start, stop):
+        best = -np.inf
+        bl = -1
+        rem = S
+        while rem:
+            low = rem & -rem
+            i = 0
+            while (low >> i) != 1:
+                i += 1
+            U = S ^ low
+            v = f[U] + tables[i, _compress(U, i)]
+            if v > best:
+                best = v
+                bl = i
+            rem ^= low
+        f[S] = best
+        leaf[S] = bl
