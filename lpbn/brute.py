@@ -15,7 +15,7 @@ import numpy as np
 from .cache import ScoreCache
 from .errors import ResourceLimitError
 from .result import DAG, OPTIMAL, SolveResult
-from .solve import SolveControl
+from .control import SolveControl
 
 MAX_N = 8
 MAX_COMBINATIONS = 5 * 10**7

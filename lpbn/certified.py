@@ -40,7 +40,7 @@ from .errors import InputError
 from .ordering.method import solve_ordering, trivial_bound
 from .ordering.search import ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
-from .solve import SolveControl
+from .control import SolveControl
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
 SEARCH_SHARE = 0.5

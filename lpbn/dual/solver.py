@@ -25,7 +25,7 @@ from ..clusters import ClusterFamily
 from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
-from ..solve import SolveControl
+from ..control import SolveControl
 from .incumbent import OrderSearch, dag_order
 from .polish import polish
 from .relax import Incumbent, closed, relax

@@ -1,0 +1,106 @@
+"""Limits, trace and progress of one solve: :class:`SolveControl`, shared by every method.
+
+It sits below the methods (they import it from here) and below the front door
+:mod:`lpbn.solve`, which creates one per call and re-exports it; so a method never imports
+:mod:`lpbn.solve`, and the import graph has no cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any, Callable
+
+from . import signals
+from .errors import InputError
+from .result import INTERRUPTED, OPTIMALITY_TOLERANCE, relative_gap
+
+
+class SolveControl:
+    """Limits, trace and progress shared by every method.
+
+    Methods call :meth:`improved` whenever their best score or bound changes, and poll
+    :meth:`should_stop` in their loops; a stop returns the best so far, never raises.
+    SIGINT and SIGTERM during :func:`solve` are such a stop (``"interrupted"``, see
+    :mod:`lpbn.signals`): poll at least about once a second, and check
+    :func:`lpbn.signals.pending` in loops that have no control.
+    """
+
+    def __init__(self, time_limit: float | None = None, gap_limit: float | None = None,
+                 node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
+                 progress: bool | None = None, tolerance: float = OPTIMALITY_TOLERANCE):
+        for label, v in (("time_limit", time_limit), ("gap_limit", gap_limit), ("node_limit", node_limit)):
+            if v is not None and not (isinstance(v, (int, float)) and v >= 0 and not math.isnan(v)):
+                raise InputError(f"{label} must be a non-negative number, got {v!r}")
+        self.time_limit = time_limit
+        self.gap_limit = gap_limit
+        self.node_limit = node_limit
+        self.callback = callback
+        self.progress = progress
+        self.tolerance = tolerance
+        self.start = time.perf_counter()
+        self.best = -math.inf
+        self.bound = math.inf
+        self.trace: list[tuple[float, float, float]] = []
+        self.stop_reason: str | None = None
+        self._last_progress = self.start
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float:
+        """Seconds left before the time limit (inf without one)."""
+        return math.inf if self.time_limit is None else max(0.0, self.time_limit - self.elapsed())
+
+    def improved(self, best: float | None = None, bound: float | None = None, **info) -> None:
+        """Record a new best score and/or upper bound (kept monotone), trace it, report it."""
+        changed = False
+        if best is not None and best > self.best:
+            self.best = float(best)
+            changed = True
+        if bound is not None and bound < self.bound:
+            self.bound = float(bound)
+            changed = True
+        if changed:
+            self.trace.append((self.elapsed(), self.best, self.bound))
+            if self.callback is not None:
+                self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
+                               "gap": self.gap, **info})
+        self._maybe_progress(info)
+
+    @property
+    def gap(self) -> float:
+        return relative_gap(self.best, self.bound)
+
+    def closed(self) -> bool:
+        """True when the best score meets the bound within the optimality tolerance."""
+        return self.gap <= self.tolerance
+
+    def should_stop(self, nodes: int | None = None) -> str | None:
+        """The status to stop with (``interrupted``/``time_limit``/``gap_limit``/``node_limit``)
+        or None."""
+        if self.stop_reason is None and signals.pending() is not None:
+            self.stop_reason = INTERRUPTED
+        elif self.time_limit is not None and self.elapsed() >= self.time_limit:
+            self.stop_reason = "time_limit"
+        elif self.gap_limit is not None and self.gap <= self.gap_limit and math.isfinite(self.best):
+            self.stop_reason = "gap_limit"
+        elif self.node_limit is not None and nodes is not None and nodes >= self.node_limit:
+            self.stop_reason = "node_limit"
+        return self.stop_reason
+
+    def announce(self, text: str) -> None:
+        """A progress line (when progress is on) that is not about the bounds."""
+        if self.progress:
+            print(f"[{self.elapsed():8.1f}s] {text}", file=sys.stderr, flush=True)
+
+    def _maybe_progress(self, info: dict[str, Any]) -> None:
+        show = self.progress if self.progress is not None else False
+        now = time.perf_counter()
+        if not show or now - self._last_progress < 1.0:
+            return
+        self._last_progress = now
+        extra = " ".join(f"{k}={v}" for k, v in info.items())
+        print(f"[{self.elapsed():8.1f}s] best {self.best:.6f}  bound {self.bound:.6f}  "
+              f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
