@@ -50,9 +50,10 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import itertools
 import math
 import os
-from typing import IO, Any, Sequence
+from typing import IO, TYPE_CHECKING, Any, Sequence
 
 import numba
 import numpy as np
@@ -60,6 +61,9 @@ import numpy as np
 from .atomic import atomic_write
 from .errors import InputError
 from .network import MAX_CPT_CELLS, BayesianNetwork, make_rng
+
+if TYPE_CHECKING:
+    from .cache import ScoreCache
 
 #: Default Dirichlet concentration of the CPT rows (see the module docstring).
 DEFAULT_ALPHA = 0.5
@@ -296,4 +300,35 @@ def _alpha_arg(alpha: Any) -> float:
     return a
 
 
-__all__ = ["random_network", "random_dataset", "sample_seed_for", "write_csv", "DEFAULT_ALPHA"]
+def random_cache(n: int, *, seed: int | np.random.Generator = 0, max_parents: int = 3,
+                 density: float = 0.5, integer_scores: bool = False) -> ScoreCache:
+    """A random feasible score cache on ``n`` variables (no data behind it).
+
+    Scores are drawn so that bigger parent sets usually score better per family (as real
+    BIC/BDeu caches look) while many candidates stay undominated; the empty set is always a
+    candidate, so every cache admits a DAG.  Used by property tests and by the warm-up runs
+    of ``lpbn bench``.
+
+    ``density`` is the probability that a non-empty parent set of size <= max_parents is a
+    candidate.  ``integer_scores`` makes ties (hard cases for tie-breaking) likely.
+    """
+    from .cache import ScoreCache
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    names = [f"X{i}" for i in range(n)]
+    families = []
+    for i in range(n):
+        others = [v for v in range(n) if v != i]
+        base = -rng.uniform(50, 150)
+        fam = [(round(base) if integer_scores else base, ())]
+        for k in range(1, min(max_parents, n - 1) + 1):
+            for ps in itertools.combinations(others, k):
+                if rng.random() < density:
+                    gain = rng.normal(3.0 * k, 8.0) - 2.0 * k
+                    s = base + gain
+                    fam.append((float(round(s)) if integer_scores else float(s), ps))
+        families.append(fam)
+    return ScoreCache.from_families(names, families, meta={"generator": "lpbn.synthetic.random_cache"})
+
+
+__all__ = ["random_network", "random_dataset", "sample_seed_for", "write_csv", "DEFAULT_ALPHA",
+           "random_cache"]

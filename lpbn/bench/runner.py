@@ -279,7 +279,7 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
 def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress):
     """Fill numba's compile cache with one untimed run per method on a tiny instance."""
     from ..formats import write_scores
-    from ..testing import random_cache
+    from ..synthetic import random_cache
     path = workdir / "warmup.jkl"
     write_scores(random_cache(6, seed=1), path)
     futures = []
