@@ -24,7 +24,7 @@ from .cache import ScoreCache
 from .errors import ResourceLimitError
 from .options import parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
-from .control import SolveControl
+from .solve import SolveControl
 
 DEFAULT_MEMORY_LIMIT = 8 * 2**30
 MAX_N = 30
@@ -62,7 +62,7 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
     if not math.isfinite(f[full]):
         return SolveResult(None, -math.inf, -math.inf, INFEASIBLE, "dp",
                            message="no DAG is consistent with the candidate parent sets")
-    parents = _backtrack(cache, leaf, full)
+    parents = backtrack(cache, leaf, full)
     dag = DAG(cache.names, parents)
     score = cache.dag_score(parents)
     control.improved(best=score, bound=max(score, float(f[full])))
@@ -150,7 +150,9 @@ def _solve_numpy(cache: ScoreCache):
     return f, leaf
 
 
-def _backtrack(cache: ScoreCache, leaf: np.ndarray, full: int) -> list[tuple[int, ...]]:
+def backtrack(cache: ScoreCache, leaf: np.ndarray, full: int) -> list[tuple[int, ...]]:
+    """Parents per variable of the best DAG on the subset ``full``, from the order DP's
+    ``leaf`` table (the last variable of each subset's best order)."""
     parents: list[tuple[int, ...]] = [()] * cache.n
     S = full
     while S:

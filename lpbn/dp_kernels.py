@@ -8,7 +8,7 @@ import numpy as np
 
 
 @numba.njit(cache=True, inline="always")
-def _compress(U, i):
+def compress(U, i):
     """Drop bit i from U (subsets of V∖{i} are indexed with n-1 bits)."""
     low = U & ((1 << i) - 1)
     return low | ((U >> (i + 1)) << i)
@@ -21,7 +21,7 @@ def best_score_table(masks, scores, start, stop, i, t):
     for u in range(size):
         t[u] = -np.inf
     for j in range(start, stop):
-        u = _compress(np.int64(masks[j]), i)
+        u = compress(np.int64(masks[j]), i)
         if scores[j] > t[u]:
             t[u] = scores[j]
     step = 1
@@ -45,7 +45,7 @@ def order_dp(tables, f, leaf, n, start, stop):
             while (low >> i) != 1:
                 i += 1
             U = S ^ low
-            v = f[U] + tables[i, _compress(U, i)]
+            v = f[U] + tables[i, compress(U, i)]
             if v > best:
                 best = v
                 bl = i

@@ -223,8 +223,8 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         if got is None:
             return {"collector": coll, "complete": False, "open_bound": math.inf, "stats": stats}
         full, opt, leaf = got
-        from ..dp import _backtrack
-        opt_parents = _backtrack(cache, leaf, (1 << n) - 1)
+        from ..dp import backtrack
+        opt_parents = backtrack(cache, leaf, (1 << n) - 1)
         stats["optimum"] = opt
         control.improved(best=opt, bound=opt)
     else:

@@ -21,7 +21,7 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-from ..dp import _best_score_table, _compress, _order_dp
+from ..dp_kernels import best_score_table, compress, order_dp
 
 
 def estimate_memory(n: int) -> int:
@@ -43,7 +43,7 @@ def _backward(tables, b, n):
             while (low >> i) != 1:
                 i += 1
             pred = full ^ T                    # x = i first among T: its predecessors are V∖T
-            v = tables[i, _compress(pred, i)] + b[T ^ low]
+            v = tables[i, compress(pred, i)] + b[T ^ low]
             if v > best:
                 best = v
             rem ^= low
@@ -68,7 +68,7 @@ def _family_best(f, b, n, x, masks, scores, start, stop, out, h):
                     h[k] = h[k + step]
         step *= 2
     for j in range(start, stop):
-        out[j] = scores[j] + h[_compress(np.int64(masks[j]), x)]
+        out[j] = scores[j] + h[compress(np.int64(masks[j]), x)]
 
 
 def family_bounds(cache: ScoreCache, should_stop=None) -> tuple[np.ndarray, float, np.ndarray] | None:
@@ -79,14 +79,14 @@ def family_bounds(cache: ScoreCache, should_stop=None) -> tuple[np.ndarray, floa
     masks = cache.masks
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
     for i in range(n):
-        _best_score_table(masks, cache.scores, int(cache.offsets[i]), int(cache.offsets[i + 1]), i,
+        best_score_table(masks, cache.scores, int(cache.offsets[i]), int(cache.offsets[i + 1]), i,
                           tables[i])
     full = (1 << n) - 1
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
     f[0] = 0.0
     leaf[0] = -1
-    _order_dp(tables, f, leaf, n, 1, full + 1)
+    order_dp(tables, f, leaf, n, 1, full + 1)
     if should_stop is not None and should_stop():
         return None
     b = np.empty(1 << n, dtype=np.float64)
