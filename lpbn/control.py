@@ -45,6 +45,17 @@ class SolveControl:
         self.trace: list[tuple[float, float, float]] = []
         self.stop_reason: str | None = None
         self._last_progress = self.start
+        #: ``fn(cache, method, seconds) -> (dag, score, bound)`` behind :meth:`borrow`; the front
+        #: door sets it to :func:`lpbn.portfolio.borrow`, a bare control has none
+        self.lender: Callable[..., tuple[Any, float, float]] | None = None
+
+    def borrow(self, cache: Any, method: str, seconds: float) -> tuple[Any, float, float]:
+        """An incumbent from another ``method`` run for ``seconds``: its DAG, score and upper
+        bound, or ``(None, -inf, inf)`` without a lender (a control made outside
+        :func:`lpbn.solve`) or when that method is unavailable."""
+        if self.lender is None:
+            return None, -math.inf, math.inf
+        return self.lender(cache, method, seconds)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

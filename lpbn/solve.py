@@ -19,6 +19,9 @@ from . import signals
 from .cache import ScoreCache
 from .control import SolveControl
 from .errors import InputError
+from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
+                        AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
+                        AUTO_LARGE_METHOD, AUTO_SCALE_METHOD, auto_method, borrow)
 from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 
 #: name -> "module:function" (imported lazily) or a callable.
@@ -32,31 +35,6 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "obs": "lpbn.certified:solve_obs",
     "asobs": "lpbn.certified:solve_asobs",
 }
-
-#: ``method="auto"`` is a portfolio chosen from the benchmarks in results/ (bfbnb, highs, dual):
-#: subset DP up to AUTO_DP_MAX_N variables; the order-graph search up to AUTO_BFBNB_MAX_N when
-#: the cache is dense (at least AUTO_BFBNB_MIN_DENSITY candidates per variable), where the ILP's
-#: LP is large and its relaxation gap hard to close; the dual LP branch and bound up to
-#: AUTO_DUAL_MAX_N (results/dual/gobnilp.md vs results/highs/bench_anchors.md: 1.5-4x faster
-#: than the HiGHS ILP on the hard anchors, e.g. soybean 36 s vs 81 s, wdbc 47 s vs 157 s, within
-#: 0.2 s on the easy ones; hailfinder-5000 10 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
-#: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 75 s; results/dual/blip.md).
-#: Beyond that (results/scale/README.md, "Portfolio", 60 s on 2 cores), the HiGHS ILP for sparse caches
-#: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all: munin1
-#: optimal in 33 s, diabetes gap 0.048%, munin 0.31%), and otherwise ``asobs``, ASOBS beside the
-#: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
-#: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
-#: HiGHS's 0.49%) and every cache with thousands of variables.
-AUTO_DP_MAX_N = 20
-AUTO_BFBNB_MAX_N = 30
-AUTO_BFBNB_MIN_DENSITY = 50
-AUTO_DUAL_MAX_N = 100
-AUTO_DUAL_MAX_DENSITY = 500
-AUTO_HIGHS_MAX_DENSITY = 200
-AUTO_HIGHS_MAX_M = 250_000
-AUTO_LARGE_METHOD = "highs"
-AUTO_SCALE_METHOD = "asobs"
-
 
 from .options import check_options  # noqa: E402  (below _METHODS, which it does not use)
 
@@ -126,20 +104,6 @@ def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> 
         "Run `lpbn warmup` once to avoid this.")
 
 
-def auto_method(cache: ScoreCache) -> str:
-    """The method ``method="auto"`` runs on ``cache`` (see AUTO_* above)."""
-    n, m = cache.n, cache.m
-    if n <= AUTO_DP_MAX_N:
-        return "dp"
-    if n <= AUTO_BFBNB_MAX_N and m >= AUTO_BFBNB_MIN_DENSITY * n:
-        return "bfbnb"
-    if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
-        return "dual"
-    if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
-        return AUTO_LARGE_METHOD
-    return AUTO_SCALE_METHOD
-
-
 def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
           time_limit: float | None = None, gap_limit: float | None = None,
           node_limit: int | None = None, callback: Callable[[dict[str, Any]], Any] | None = None,
@@ -157,7 +121,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
         ``"obs"``/``"asobs"`` (ordering search with the dual bound, :mod:`lpbn.certified`),
         ``"brute"`` (tests only), or ``"auto"``: a portfolio by size and density (DP, BFBnB,
-        the dual, the HiGHS ILP, ASOBS with the dual bound; see :func:`auto_method`).
+        the dual, the HiGHS ILP, ASOBS with the dual bound; see :func:`lpbn.portfolio.auto_method`).
     time_limit, gap_limit, node_limit
         Stop early with the best DAG and bound so far (status says which limit).
     callback
@@ -206,6 +170,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
+    control.lender = borrow
     with signals.stop_on_signals():
         control.announce(f"method {method}: {cache.n} variables, {cache.m} candidate parent sets"
                          + ("; SIGINT (Ctrl-C) or SIGTERM stops with the best so far"

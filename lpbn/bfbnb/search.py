@@ -92,7 +92,8 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     obs_time : seconds of ordering-based search for the incumbent (default: up to
         min(10, 0.1 + 0.005 n²), stopping after 500 + 50n restarts without improvement).
     dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
-        its DAG and bound.
+        its DAG and bound (through ``control.borrow``: :func:`lpbn.portfolio.borrow` when
+        called by :func:`lpbn.solve`).
     heuristic : "static" (default; static pattern databases over groups of at most
         ``group_size`` variables, Yuan & Malone 2012, the tightest h(∅) of a few partitions)
         or "simple" (Malone et al. 2011, eq. 3).
@@ -136,7 +137,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         if s > lb:
             inc_dag, lb = dag, s
     if dual_time and dual_time > 0:
-        dag, s, bound = _run_dual(cache, dual_time)
+        dag, s, bound = control.borrow(cache, "dual", dual_time)
         if dag is not None:
             stats["dual_score"] = s
             if s > lb:
@@ -309,15 +310,3 @@ def _reconstruct(pruned: ScoreCache, rl: Relabelled, names, files, n: int) -> DA
         parents[x] = pruned.parents(c)
         key &= ~(1 << int(rl.new_of_old[x]))
     return DAG(names, parents)
-
-
-def _run_dual(cache: ScoreCache, seconds: float):
-    """Decoded DAG, score and bound of the dual solver, or (None, -inf, inf) if unavailable."""
-    from ..solve import available_methods, solve
-    if "dual" not in available_methods():
-        return None, -math.inf, math.inf
-    try:
-        res = solve(cache, method="dual", time_limit=seconds)
-    except InputError:
-        return None, -math.inf, math.inf
-    return res.dag, res.score, res.upper_bound

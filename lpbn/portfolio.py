@@ -1,0 +1,72 @@
+"""The portfolio: which method ``method="auto"`` runs, and incumbents borrowed across methods.
+
+This module sits above the methods (which never import it) and beside the front door
+:mod:`lpbn.solve`, which re-exports :func:`auto_method` and the ``AUTO_*`` thresholds:
+
+* :func:`auto_method` — the method for a cache, chosen by size and density from the
+  benchmarks under ``results/`` (see the thresholds below);
+* :func:`borrow` — run another method for a while and hand its DAG and bound to the method
+  that asked (``bfbnb``'s ``dual_time`` option).  A method asks through its
+  :meth:`lpbn.control.SolveControl.borrow`, which the front door connects to this function,
+  so no method imports another method or the front door.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .cache import ScoreCache
+from .errors import InputError
+
+#: ``method="auto"`` is a portfolio chosen from the benchmarks in results/ (bfbnb, highs, dual):
+#: subset DP up to AUTO_DP_MAX_N variables; the order-graph search up to AUTO_BFBNB_MAX_N when
+#: the cache is dense (at least AUTO_BFBNB_MIN_DENSITY candidates per variable), where the ILP's
+#: LP is large and its relaxation gap hard to close; the dual LP branch and bound up to
+#: AUTO_DUAL_MAX_N (results/dual/gobnilp.md vs results/highs/bench_anchors.md: 1.5-4x faster
+#: than the HiGHS ILP on the hard anchors, e.g. soybean 36 s vs 81 s, wdbc 47 s vs 157 s, within
+#: 0.2 s on the easy ones; hailfinder-5000 10 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
+#: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 75 s; results/dual/blip.md).
+#: Beyond that (results/scale/README.md, "Portfolio", 60 s on 2 cores), the HiGHS ILP for sparse caches
+#: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all: munin1
+#: optimal in 33 s, diabetes gap 0.048%, munin 0.31%), and otherwise ``asobs``, ASOBS beside the
+#: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
+#: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
+#: HiGHS's 0.49%) and every cache with thousands of variables.
+AUTO_DP_MAX_N = 20
+AUTO_BFBNB_MAX_N = 30
+AUTO_BFBNB_MIN_DENSITY = 50
+AUTO_DUAL_MAX_N = 100
+AUTO_DUAL_MAX_DENSITY = 500
+AUTO_HIGHS_MAX_DENSITY = 200
+AUTO_HIGHS_MAX_M = 250_000
+AUTO_LARGE_METHOD = "highs"
+AUTO_SCALE_METHOD = "asobs"
+
+
+def auto_method(cache: ScoreCache) -> str:
+    """The method ``method="auto"`` runs on ``cache`` (see AUTO_* above)."""
+    n, m = cache.n, cache.m
+    if n <= AUTO_DP_MAX_N:
+        return "dp"
+    if n <= AUTO_BFBNB_MAX_N and m >= AUTO_BFBNB_MIN_DENSITY * n:
+        return "bfbnb"
+    if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
+        return "dual"
+    if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
+        return AUTO_LARGE_METHOD
+    return AUTO_SCALE_METHOD
+
+
+def borrow(cache: ScoreCache, method: str, seconds: float) -> tuple[Any, float, float]:
+    """Run ``method`` on ``cache`` for at most ``seconds`` through :func:`lpbn.solve.solve`;
+    returns its DAG, score and upper bound, or ``(None, -inf, inf)`` when the method is not
+    available in this build or refuses the cache (:class:`~lpbn.errors.InputError`)."""
+    from .solve import available_methods, solve
+    if method not in available_methods():
+        return None, -math.inf, math.inf
+    try:
+        res = solve(cache, method=method, time_limit=seconds)
+    except InputError:
+        return None, -math.inf, math.inf
+    return res.dag, res.score, res.upper_bound
