@@ -11,6 +11,12 @@ A wrong "optimal" answer is the loudest failure lpbn can have, so every row is c
 * across methods on the same instance: two "optimal" answers must agree, and no bound may
   be below another method's proven optimum.
 
+Rows of the bench methods that are not solvers carry their own verdict: ``score`` rows
+(status ``scored``) list differences from the reference cache, ``check`` rows (``agree`` /
+``disagree``) the failed checks of ``lpbn check``, both in ``problems``; ``gap`` rows
+(``finished``) carry the best integral score and the tightest complete LP bound as score and
+bound, so the checks above apply to them.
+
 ``check`` is ``ok`` (agrees with the known optimum), ``consistent`` (no optimum known, no
 contradiction found), ``WRONG`` or empty (no answer to check: crash, timeout, skipped ...).
 """
@@ -26,6 +32,9 @@ WRONG = "WRONG"
 ANSWER_STATUSES = {"optimal", "time_limit", "gap_limit", "node_limit", "memory_limit",
                    "interrupted", "infeasible", "finished"}
 
+#: verdicts of the ``score`` and ``check`` bench methods: ``ok`` unless problems were found
+TOOL_STATUSES = {"scored", "agree", "disagree"}
+
 #: gap under which "optimal" counts as closed for the consistency check
 CLOSED_GAP = 1e-6
 
@@ -38,6 +47,9 @@ def check_row(row: dict[str, Any], optimum: float | None, rtol: float) -> None:
     """Set ``row["check"]`` and append reasons to ``row["problems"]`` (see module doc)."""
     problems: list[str] = row.setdefault("problems", [])
     status = row.get("status")
+    if status in TOOL_STATUSES:
+        row["check"] = WRONG if problems or status == "disagree" else "ok"
+        return
     if status not in ANSWER_STATUSES:
         row["check"] = WRONG if problems else ""
         return

@@ -29,12 +29,19 @@ FAIL_STATUSES = ("crash", "timeout", "memout", "error")
 GEOMEAN_FLOOR = 1e-3
 
 
+#: statuses of the bench methods that are not solvers (score, gap, check) that count as done
+TOOL_DONE = {"score": ("scored",), "gap": ("finished",), "check": ("agree",)}
+
+
 def solved(row: dict[str, Any]) -> bool:
-    """A run that proved optimality (lpbn) or finished with a verified score (external)."""
+    """A run that proved optimality (lpbn), finished with a verified score (external), or a
+    ``score``/``gap``/``check`` run that completed without a WRONG verdict."""
     if row.get("check") == WRONG:
         return False
     if row["kind"] == "external":
         return row.get("status") == "finished" and row.get("check") == "ok"
+    if row["method"] in TOOL_DONE:
+        return row.get("status") in TOOL_DONE[row["method"]]
     return row.get("status") == "optimal"
 
 
@@ -97,12 +104,14 @@ def method_table(run: BenchRun) -> list[dict[str, Any]]:
     for m in run.methods + run.externals:
         every = [r for r in run.rows if r["method"] == m and r["status"] != "absent"]
         rs = [r for r in every if r["status"] != "skipped"]  # skipped by the suite's design
-        times = []
+        times, proc = [], []
         for r in rs:
             if solved(r) and r.get("seconds") is not None:
                 times.append(r["seconds"])
+                proc.append(r.get("process_seconds") or r["seconds"])
             else:
                 times.append(run.time_limit)
+                proc.append(run.time_limit)
         gaps = [r["gap"] for r in rs if r.get("gap") is not None and r["kind"] == "lpbn"]
         out.append({
             "method": m, "runs": len(rs), "solved": sum(solved(r) for r in rs),
@@ -113,6 +122,7 @@ def method_table(run: BenchRun) -> list[dict[str, Any]]:
             "refused": sum(r["status"] == "refused" for r in rs),
             "skipped": sum(r["status"] == "skipped" for r in every),
             "geomean": geomean(times) if rs else math.nan,
+            "geomean_process": geomean(proc) if rs else math.nan,
             "worst_gap": max(gaps) if gaps else None,
             "peak_rss": max((r["peak_rss_mb"] for r in rs if r.get("peak_rss_mb") is not None),
                             default=None),
@@ -145,16 +155,25 @@ def _cell(r: dict[str, Any] | None) -> str:
     if r is None:
         return ""
     st = r["status"]
+    proc = f" ({_secs(r.get('process_seconds'))}s)" if r.get("process_seconds") is not None \
+        and r["kind"] == "lpbn" else ""
     if r.get("check") == WRONG:
         return f"**WRONG** {st} {_secs(r.get('seconds'))}s"
     if st == "optimal":
-        return f"opt {_secs(r.get('seconds'))}s"
+        return f"opt {_secs(r.get('seconds'))}s{proc}"
+    if st in ("scored", "agree"):
+        return f"{st} {_secs(r.get('seconds'))}s{proc}"
+    if st == "finished" and r["method"] == "gap":
+        gap = r.get("gap")
+        return f"LP gap {gap:.3%}{proc}" if gap is not None else f"bounds{proc}"
     if st == "finished":
         tag = "ok" if r.get("check") == "ok" else "done"
         return f"{tag} {_secs(r.get('seconds'))}s"
     if st in ("time_limit", "gap_limit", "node_limit", "memory_limit"):
         gap = r.get("gap")
         return f"{st} gap {gap:.3%}" if gap is not None else f"{st} (no bound)"
+    if st == "absent":
+        return "–"
     if st in ("timeout", "crash", "memout"):
         return f"{st} ({_secs(r.get('process_seconds'))}s)"
     return st
@@ -194,7 +213,19 @@ def _git() -> str:
                              capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return f" (git {out.stdout.strip()})" if out.returncode == 0 and out.stdout.strip() else ""
+    if out.returncode != 0 or not out.stdout.strip():
+        return ""
+    return f" (git {out.stdout.strip()}{' + uncommitted changes' if _dirty(root) else ''})"
+
+
+def _dirty(root: Path) -> bool:
+    """Whether lpbn's own sources differ from the commit (results then say so)."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no",
+                              "--", "lpbn"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and bool(out.stdout.strip())
 
 
 def summary_md(run: BenchRun, plots: list[str]) -> str:
@@ -209,10 +240,13 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
           f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
           f"{run.jobs} run(s) in parallel",
           "- Time: wall seconds of `lpbn.solve` inside the worker process (without start-up, "
-          "reading or scoring; `process_seconds` in results.csv has the whole process); "
-          "externals: whole process.  Geometric mean over the suite's instances, unsolved runs "
-          "counted at the time limit.  Cells: `opt` = proven optimal (and checked), else the "
-          "status and the final gap.",
+          "reading or scoring), and in parentheses the whole process as a user feels it: the "
+          "worker's wall time from process start (interpreter, imports, reading the cache, "
+          "solving, exit; `process_seconds` in results.csv; with `--repeat R` it holds all R "
+          "solves); externals: whole process.  Geometric mean over the suite's instances, "
+          "unsolved runs counted at the time limit.  Cells: `opt` = proven optimal (and "
+          "checked), else the status and the final gap; `auto` rows name the method it chose "
+          "(`solver` in results.csv).",
           "- Check: every DAG is re-scored against its cache; scores and bounds are checked against "
           "the known optimum (relative tolerance 1e-6 unless the entry says otherwise) and across "
           "methods."]
@@ -230,12 +264,12 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
               "methods.", ""]
     L += ["## Per method", "",
           "| method | runs | solved | wrong | stopped at limit | timeout | memout | crash | error "
-          "| refused | geomean s | worst gap | max RSS MB | skipped (suite max_n) |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| refused | geomean s | geomean process s | worst gap | max RSS MB | skipped (suite max_n) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for t in method_table(run):
         L.append(f"| {t['method']} | {t['runs']} | {t['solved']} | {t['wrong']} | {t['limit']} | "
                  f"{t['timeout']} | {t['memout']} | {t['crash']} | {t['error']} | {t['refused']} | "
-                 f"{_secs(t['geomean'])} | "
+                 f"{_secs(t['geomean'])} | {_secs(t['geomean_process'])} | "
                  f"{'' if t['worst_gap'] is None else format(t['worst_gap'], '.3%')} | "
                  f"{'' if t['peak_rss'] is None else format(t['peak_rss'], '.0f')} | "
                  f"{t['skipped']} |")
@@ -270,8 +304,17 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
         cells = [e.name, str(n or ""), str(m or "")] + ([_secs(sc)] if scored else []) + [opt] + \
             [_cell(r) for r in rs] + [_peer_cell(e.peers.get(p)) for p in peer_names]
         L.append("| " + " | ".join(cells) + " |")
+    L += auto_table(run)
+    L += scoring_table(run)
+    L += gap_table(run)
+    L += check_table(run)
     L += network_table(run)
-    absent = sorted({r["instance"] for r in run.rows if r["status"] == "absent"})
+    absent = []
+    for e in s.entries:
+        rs = [r for r in run.rows if r["instance"] == e.name]
+        gone = [r["method"] for r in rs if r["status"] == "absent"]
+        if gone:
+            absent.append(e.name if len(gone) == len(rs) else f"{e.name} ({', '.join(gone)})")
     if absent:
         L += ["", f"Absent here (skipped cleanly): {', '.join(absent)}."]
     sources = sorted({(e.optimum_source or "?") for e in s.entries if e.optimum is not None})
@@ -289,11 +332,97 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
     return "\n".join(L) + "\n"
 
 
+def auto_table(run: BenchRun) -> list[str]:
+    """Which method ``auto`` chose per instance (empty without auto rows)."""
+    rows = [r for r in run.rows if r["method"] == "auto" and r.get("solver")]
+    if not rows:
+        return []
+    chose: dict[str, list[str]] = {}
+    for r in rows:
+        chose.setdefault(r["solver"], []).append(r["instance"])
+    return ["", "`auto` chose: " + "; ".join(f"{m} on {', '.join(v)}" for m, v in chose.items()) + "."]
+
+
+def scoring_table(run: BenchRun) -> list[str]:
+    """Rows of the ``score`` method: whole process, reading, score_data per call, sets kept and
+    the comparison with the reference cache (empty without score rows)."""
+    rows = [r for r in run.rows if r["method"] == "score" and r["status"] == "scored"]
+    if not rows:
+        return []
+    peers = sorted({p for r in rows for p in run.suite.entry(r["instance"]).peers})
+    L = ["", "## Scoring (`score`)", "",
+         "`lpbn.score_data` in a fresh worker process: process = its whole wall time (interpreter, "
+         "imports, reading, every scoring call, comparison); read = reading the data; first = the "
+         "first `score_data` call; median = over `--repeat` calls.  Reference = the entry's cache "
+         "file (e.g. GOBNILP's for the same data and score): sets in both, the largest score "
+         "difference on them, and reference sets we pruned (each must be dominated by a kept "
+         "subset, else the row is WRONG)." + (f"  Peers: seconds from the suite's anchors "
+                                             f"({', '.join(peers)})." if peers else ""), "",
+         "| instance | n | rows | process s | read s | first s | median s | sets before | sets kept | "
+         "families counted | reference sets | common | max abs diff | ref. pruned (undominated) |"
+         + "".join(f" {p} s |" for p in peers),
+         "|" + "---|" * (14 + len(peers))]
+    for r in rows:
+        st = r.get("stats") or {}
+        ref = st.get("reference") or {}
+        e = run.suite.entry(r["instance"])
+        diff = ref.get("max_abs_diff")
+        refcells = (f"{ref.get('sets', '')} | {ref.get('common', '')} | "
+                    f"{'' if diff is None else format(diff, '.1e')} | "
+                    + (f"{ref['pruned']} ({ref['pruned_undominated']})" if "pruned" in ref else ref.get("note", ""))
+                    if ref else "— | | |")
+        L.append(f"| {r['instance']} | {r.get('n') or ''} | {st.get('rows') or ''} | "
+                 f"{_secs(r.get('process_seconds'))} | {_secs(r.get('read_seconds'))} | "
+                 f"{_secs(st.get('first_seconds'))} | {_secs(r.get('seconds'))} | "
+                 f"{st.get('candidates_before') or ''} | {r.get('m') or ''} | "
+                 f"{st.get('families_counted') or ''} | {refcells} |"
+                 + "".join(f" {_secs((e.peers.get(p) or {}).get('seconds'))} |" for p in peers))
+    return L
+
+
+def gap_table(run: BenchRun) -> list[str]:
+    """The LP-bound tables of the ``gap`` method, one block of rows per instance."""
+    rows = [r for r in run.rows if r["method"] == "gap" and (r.get("stats") or {}).get("table")]
+    if not rows:
+        return []
+    L = ["", "## LP bounds (`gap`, Jaakkola et al. 2010 §7)", "",
+         "`lpbn gap`: the cycle-inequality LP, the dual's heuristic clusters, the HiGHS LP with exact "
+         "cluster separation and the best integral score; gap relative to the known optimum (else "
+         "to the best score).  Each complete bound must be at least the optimum.", "",
+         "| instance | relaxation | value | vs reference | rel. gap | rows | seconds | note |",
+         "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for g in r["stats"]["table"]:
+            ag, rg = g.get("absolute_gap"), g.get("gap")
+            L.append(f"| {r['instance']} | {g.get('label', g.get('key'))} | {_fmt(g.get('value'), '.4f')} | "
+                     f"{'' if ag is None else format(ag, '+.4f')} | {'' if rg is None else format(rg, '.4%')} | "
+                     f"{'' if g.get('rows') is None else g['rows']} | {_secs(g.get('seconds')) if g.get('seconds') is not None else ''} | "
+                     f"{g.get('note') or ''} |")
+    return L
+
+
+def check_table(run: BenchRun) -> list[str]:
+    """Verdicts of the ``check`` method (``lpbn check``) per instance."""
+    rows = [r for r in run.rows if r["method"] == "check" and r["status"] in ("agree", "disagree")]
+    if not rows:
+        return []
+    L = ["", "## Cross-checks (`check`)", "",
+         "`lpbn check`: LP duality (the dual's value against HiGHS' LP over the same clusters) and "
+         "agreement of the exact methods on each instance; every other pair of methods in this run "
+         "is compared too (proven optima equal, no bound below another method's optimum).", "",
+         "| instance | verdict | passed | failed | seconds | failed checks |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        st = r.get("stats") or {}
+        L.append(f"| {r['instance']} | {r['status']} | {st.get('passed', '')} | {st.get('failed', '')} | "
+                 f"{_secs(r.get('seconds'))} | {'; '.join(r.get('problems') or []) or '—'} |")
+    return L
+
+
 def network_table(run: BenchRun) -> list[str]:
     """Lines of the per-run table of instances learned from data: exploration time, sets kept,
     the network's score, bound and gap, solve and total time, peak RSS of scoring and solving,
     and for synthetic data the distances to the true network (empty without such rows)."""
-    rows = [r for r in run.rows if r.get("explore") or r.get("truth")]
+    rows = [r for r in run.rows if (r.get("explore") or r.get("truth")) and r["method"] not in TOOL_DONE]
     if not rows:
         return []
     L = ["", "## Networks learned from data", "",

@@ -6,6 +6,23 @@ cache, so numba's on-disk compile cache is filled before anything is timed; (3) 
 ``jobs`` at a time; (4) external peer commands on the same cache files.  A crash, hang or
 memory blow-up becomes a row with status ``crash``/``timeout``/``memout``; every answer is
 checked (:mod:`lpbn.bench.checks`).
+
+Besides the solving methods (and ``auto``, the portfolio ``lpbn solve`` runs by default) a
+suite may list three bench methods that are not solvers (:data:`TOOLS`):
+
+``score``
+    times ``lpbn.score_data`` on the entry's data in a fresh process (whole process, reading,
+    every repeat) and compares the cache with the entry's ``file`` (e.g. GOBNILP's cache of
+    the same data): a differing local score or an unsafely pruned set is a WRONG row;
+``gap``
+    ``lpbn gap``: the bounds of the cycle LP, the dual's clusters, exact cluster separation and
+    the best integral score; each bound must cover the known optimum;
+``check``
+    ``lpbn check``: LP duality (dual vs HiGHS over the same clusters) and agreement of the exact
+    methods; a disagreement is a WRONG row.
+
+Every instance's rows are also checked against each other (:func:`lpbn.bench.checks.cross_check`):
+two proven optima must agree and no bound may fall below another method's proven optimum.
 """
 
 from __future__ import annotations
@@ -32,12 +49,18 @@ from .suite import Entry, Suite
 from .worker import load_plugins
 
 #: default order in which methods are listed
-KNOWN_METHODS = ("dp", "bfbnb", "dual", "highs", "pulp-cbc", "brute")
+KNOWN_METHODS = ("auto", "dp", "bfbnb", "dual", "highs", "pulp-cbc", "brute")
+
+#: bench methods that are not solvers (see the module docstring)
+TOOLS = ("score", "gap", "check")
+
+#: hard timeout of a ``gap``/``check`` run in units of the time limit (several stages each)
+TOOL_STAGES = {"gap": 4, "check": 6, "score": 1}
 
 #: score printed by GOBNILP ("BN score is -1258.445909"); the default for --external
 DEFAULT_EXTERNAL_REGEX = r"BN score is\s+(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 
-CSV_COLUMNS = ("suite", "instance", "method", "kind", "status", "check", "n", "m", "score",
+CSV_COLUMNS = ("suite", "instance", "method", "solver", "kind", "status", "check", "n", "m", "score",
                "upper_bound", "gap", "optimum", "optimum_source", "seconds", "seconds_all",
                "process_seconds", "read_seconds", "score_seconds", "peak_rss_mb", "score_peak_rss_mb",
                "time_limit", "memory_limit_mb", "source", "message", "stats", "explore", "truth")
@@ -95,7 +118,7 @@ class BenchRun:
 def resolve_methods(suite: Suite, config: BenchConfig) -> tuple[list[str], list[str]]:
     """Methods to run and notes about suite defaults that are not available here."""
     load_plugins(config.plugins)
-    avail = available_methods()
+    avail = ["auto"] + list(available_methods()) + list(TOOLS)
     notes = []
     if config.methods:
         missing = [m for m in config.methods if m not in avail]
@@ -126,7 +149,7 @@ def hard_timeout(time_limit: float, repeat: int, grace: float | None) -> float:
 
 def _base_row(suite: Suite, e: Entry, method: str, kind: str, time_limit: float,
               memory_limit: int) -> dict[str, Any]:
-    return {"suite": suite.name, "instance": e.name, "method": method, "kind": kind,
+    return {"suite": suite.name, "instance": e.name, "method": method, "solver": "", "kind": kind,
             "status": "", "check": "", "n": e.n, "m": None, "score": None, "upper_bound": None,
             "gap": None, "optimum": e.optimum, "optimum_source": e.optimum_source,
             "seconds": None, "seconds_all": [], "process_seconds": None, "read_seconds": None,
@@ -170,13 +193,20 @@ def run_suite(suite: Suite, config: BenchConfig,
         workdir = Path(tmp)
         plan = _plan_sources(suite, entries, config, time_limit, memory_limit, methods,
                              list(externals), rows)
+        if externals or any(m != "score" for m in methods):
+            need_cache = True
+        else:  # only `score` runs: they score the data themselves, no cache is needed
+            need_cache = False
+            for p in plan:
+                p["data"] = False
         n_runs = sum(len(methods) + len(externals) for _ in plan)
         progress = Progress(total=n_runs + len(rows), enabled=config.progress)
         for r in rows:  # absent instances
             progress.done(r)
         pool = cf.ThreadPoolExecutor(max_workers=jobs)
         try:
-            _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress, notes)
+            if need_cache:
+                _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress, notes)
             if config.warmup:
                 _warmup(methods, pool, workdir, memory_limit, config, canceller, progress)
             _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit,
@@ -216,6 +246,10 @@ def _plan_sources(suite, entries, config, time_limit, memory_limit, methods, ext
         elif config.source != "data" and e.has_file():
             plan.append({"entry": e, "data": False, "file": str(e.file), "source": "cache",
                          "score_seconds": None, "fail": None})
+        elif "score" in methods and can_score and e.has_data():
+            why = _absent_reason(e, config.source, can_score)
+            plan.append({"entry": e, "data": False, "file": None, "source": "data",
+                         "score_seconds": None, "fail": None, "no_cache": why})
         else:
             why = _absent_reason(e, config.source, can_score)
             for m in list(methods) + list(externals):
@@ -287,6 +321,15 @@ def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress):
         job = {"kind": "solve", "file": str(path), "method": m, "time_limit": 60.0,
                "repeat": 1, "options": {}, "memory_limit_mb": memory_limit,
                "plugins": config.plugins}
+        if m == "score":
+            if not scoring_available():
+                continue
+            job = {"kind": "score_bench", "synthetic": {"variables": 5, "rows": 200, "seed": 1},
+                   "scoring": {"score": "bic", "max_parents": 2, "jobs": 1}, "repeat": 1,
+                   "memory_limit_mb": memory_limit, "plugins": config.plugins}
+        elif m in TOOLS:
+            job = {"kind": m, "file": str(path), "time_limit": 30.0, "options": {},
+                   "memory_limit_mb": memory_limit, "plugins": config.plugins}
         futures.append(pool.submit(run_worker, job, workdir, f"warmup-{m}", 120.0, canceller))
     progress.note(f"warming up {', '.join(methods)} (compile caches)")
     cf.wait(futures)
@@ -317,12 +360,17 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
                            f"for {m}")
                 _finish(row, rows, progress, on_row)
                 continue
+            if m == "score" and not e.has_data():
+                row.update(status="absent", message="no data to score for this instance")
+                _finish(row, rows, progress, on_row)
+                continue
+            if m != "score" and (p.get("no_cache") or p["file"] is None):
+                row.update(status="absent", message=p.get("no_cache") or "no cache file")
+                _finish(row, rows, progress, on_row)
+                continue
             k += 1
             if kind == "lpbn":
-                job = {"kind": "solve", "file": p["file"], "method": m, "time_limit": limit,
-                       "repeat": config.repeat, "options": suite.options.get(m, {}),
-                       "memory_limit_mb": memory_limit, "plugins": config.plugins,
-                       "truth": p.get("truth")}
+                job = _job(m, e, p, limit, memory_limit, suite, config)
                 fut = pool.submit(_run_lpbn, job, row, workdir, f"run-{k}", config, canceller)
             else:
                 fut = pool.submit(_run_external, externals[m],
@@ -334,6 +382,23 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
         _finish(fut.result(), rows, progress, on_row)
 
 
+def _job(m: str, e: Entry, p: dict[str, Any], limit: float, memory_limit: int, suite: Suite,
+         config: BenchConfig) -> dict[str, Any]:
+    """The worker job of an lpbn row: a solve, or one of the :data:`TOOLS`."""
+    common = {"time_limit": limit, "memory_limit_mb": memory_limit, "plugins": config.plugins,
+              "options": suite.options.get(m, {}), "repeat": config.repeat}
+    if m == "score":
+        scoring = dict(e.scoring)
+        scoring.update(suite.options.get("score", {}))
+        scoring.setdefault("score", "bic")
+        return {**common, "kind": "score_bench", "data": None if e.data is None else str(e.data),
+                "synthetic": e.synthetic, "scoring": scoring,
+                "reference": str(e.file) if e.has_file() else None, "rtol": e.optimum_rtol}
+    if m in TOOLS:
+        return {**common, "kind": m, "file": p["file"], "optimum": e.optimum, "repeat": 1}
+    return {**common, "kind": "solve", "file": p["file"], "method": m, "truth": p.get("truth")}
+
+
 def _finish(row, rows, progress, on_row):
     checks.check_row(row, row["optimum"], row.pop("_rtol"))
     rows.append(row)
@@ -343,7 +408,12 @@ def _finish(row, rows, progress, on_row):
 
 
 def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
-    timeout = hard_timeout(job["time_limit"], job["repeat"], config.grace)
+    if job["kind"] == "score_bench":  # scoring has no time limit of its own
+        timeout = hard_timeout(3600.0, job["repeat"], config.grace)
+    elif job["kind"] in TOOLS:
+        timeout = hard_timeout(job["time_limit"] * TOOL_STAGES[job["kind"]], 1, config.grace)
+    else:
+        timeout = hard_timeout(job["time_limit"], job["repeat"], config.grace)
     oc = run_worker(job, workdir, key, timeout, canceller)
     row["process_seconds"] = oc.wall
     row["peak_rss_mb"] = oc.peak_rss_mb
@@ -354,9 +424,14 @@ def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
             row["status"], row["message"] = "interrupted", "bench interrupted"
         return row
     for key_ in ("status", "score", "upper_bound", "gap", "n", "m", "read_seconds", "stats",
-                 "trace", "message", "dag_problem", "seconds_all", "truth"):
+                 "trace", "message", "dag_problem", "seconds_all", "truth", "solver"):
         if key_ in res:
             row[key_] = res[key_]
+    row["problems"] = row.get("problems", []) + list(res.get("problems") or [])
+    if job["kind"] != "solve":
+        row["solver"] = row["method"]
+    if job["kind"] == "score_bench":
+        row["score_seconds"] = (res.get("seconds_all") or [None])[0]
     if res.get("traceback"):
         row["message"] = (row["message"] + " | " + res["traceback"][-2]).strip(" |")
     if row["seconds_all"]:

@@ -14,7 +14,15 @@ in the harness, then does one of three things:
     network) with ``lpbn.score_data`` and write it (for ``solve`` runs);
 ``exec``
     replace itself by an external command (``os.execvp``), so the limits and ``wait4``
-    apply to a peer solver too.
+    apply to a peer solver too;
+``score_bench``
+    the ``score`` bench method: read the data, time ``lpbn.score_data`` ``repeat`` times and
+    compare the cache with the entry's reference cache (e.g. GOBNILP's, same score): sets in
+    both, largest score difference, reference sets we pruned that no kept subset dominates;
+``gap`` / ``check``
+    the ``gap`` and ``check`` bench methods: ``lpbn gap FILE --format json`` (the LP-bound
+    table of Jaakkola et al. 2010, §7) and ``lpbn check FILE --format json`` (LP duality and
+    agreement of the exact methods), run through :func:`lpbn.cli.main` in this process.
 
 Only the standard library is imported at module level: ``exec`` jobs start fast.
 """
@@ -161,7 +169,7 @@ def run_solve(job: dict[str, Any]) -> dict[str, Any]:
     out.update(status=result.status, score=_num(result.score), upper_bound=_num(result.upper_bound),
                gap=_num(result.gap), seconds_all=seconds, stats=sanitize(result.stats),
                trace=thin_trace(result.trace), message=str(result.message or ""),
-               dag_problem=problem, rescored=rescored,
+               dag_problem=problem, rescored=rescored, solver=str(result.method or job["method"]),
                parents=result.dag.parent_names() if result.dag is not None else None)
     return out
 
@@ -196,6 +204,132 @@ def run_score(job: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: ``score_data`` keywords that belong to reading the data (passed to ``read_data`` instead)
+_READ_KEYS = ("header", "missing", "drop_missing")
+
+
+def run_score_bench(job: dict[str, Any]) -> dict[str, Any]:
+    """Time ``lpbn.score_data`` on the entry's data (read once, scored ``repeat`` times) and
+    compare the cache with the reference cache ``job["reference"]`` when one is given."""
+    import lpbn
+    from lpbn.scoring import read_data
+    scoring = dict(job.get("scoring", {}))
+    reading = {k: scoring.pop(k) for k in _READ_KEYS if k in scoring}
+    out: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    if job.get("synthetic"):
+        from lpbn.synthetic import random_dataset
+        syn = dict(job["synthetic"])
+        _, data = random_dataset(syn.pop("variables"), syn.pop("rows"), **syn)
+    else:
+        data = read_data(job["data"], **reading)
+    out["read_seconds"] = time.perf_counter() - t0
+    seconds = []
+    cache = None
+    for _ in range(max(1, int(job.get("repeat", 1)))):
+        t0 = time.perf_counter()
+        cache = lpbn.score_data(data, **scoring)
+        seconds.append(time.perf_counter() - t0)
+    assert cache is not None
+    sc = cache.meta.get("scoring", {})
+    stats: dict[str, Any] = {"rows": int(getattr(data, "N", 0) or 0) or None,
+                             "candidates_before": sc.get("candidates_before"),
+                             "families_counted": sc.get("families_counted"),
+                             "explore": cache.meta.get("explore"), "first_seconds": seconds[0],
+                             "min_seconds": min(seconds)}
+    problems: list[str] = []
+    if job.get("reference"):
+        ref = lpbn.read_scores(job["reference"])
+        stats["reference"] = compare_caches(cache, ref, float(job.get("rtol", 1e-6)), problems)
+    out.update(status="scored", seconds_all=seconds, n=cache.n, m=cache.m, stats=sanitize(stats),
+               problems=problems, message="; ".join(problems))
+    return out
+
+
+def compare_caches(ours, ref, rtol: float, problems: list[str]) -> dict[str, Any]:
+    """Our cache against a reference cache of the same data and score: sets in both, the largest
+    score difference on them, and reference sets we pruned -- each must be dominated by a kept
+    subset scoring at least as well (safe pruning), else it is a problem."""
+    if sorted(ours.names) != sorted(ref.names):
+        return {"sets": ref.m, "note": "variable names differ; not compared"}
+    to_ours = [ours.index(name) for name in ref.names]
+    common = pruned = undominated = 0
+    maxdiff = 0.0
+    worst = ""
+    for i in range(ref.n):
+        oi = to_ours[i]
+        for j in ref.family_range(i):
+            ps = tuple(to_ours[p] for p in ref.parents(j))
+            rs = float(ref.scores[j])
+            s = ours.local_score(oi, ps)
+            tol = rtol * max(1.0, abs(rs))
+            if s is None:
+                pruned += 1
+                if ours.best_parent_set(oi, list(ps))[1] < rs - tol:
+                    undominated += 1
+                    if not worst:
+                        worst = f"{ref.names[i]} <- {{{','.join(ref.names[p] for p in ref.parents(j))}}}"
+            else:
+                common += 1
+                d = abs(s - rs)
+                if d > maxdiff:
+                    maxdiff = d
+                if d > tol and len(problems) < 3:
+                    problems.append(f"local score of {ref.names[i]} differs from the reference by {d:.3g}")
+    if undominated:
+        problems.append(f"{undominated} reference parent set(s) pruned although no kept subset "
+                        f"scores as well (first: {worst})")
+    return {"sets": ref.m, "common": common, "max_abs_diff": maxdiff, "pruned": pruned,
+            "pruned_undominated": undominated}
+
+
+def run_tool(job: dict[str, Any]) -> dict[str, Any]:
+    """``lpbn gap`` or ``lpbn check`` on the cache (through the command line, in this process);
+    the JSON it writes becomes the row."""
+    from lpbn.cli import main as cli_main
+    kind, opts = job["kind"], dict(job.get("options", {}))
+    report = f"{job['out']}.{kind}.json"
+    argv = [kind, job["file"], "--format", "json", "-o", report]
+    if job.get("time_limit"):
+        argv += ["--time-limit", repr(float(job["time_limit"]))]
+    if kind == "gap" and job.get("optimum") is not None:
+        argv += ["--optimum", repr(float(job["optimum"]))]
+    for key, val in opts.items():
+        flag = "--" + key.replace("_", "-")
+        if val is True:
+            argv.append(flag)
+        elif val not in (False, None):
+            argv += [flag, ",".join(map(str, val)) if isinstance(val, list) else str(val)]
+    t0 = time.perf_counter()
+    rc = cli_main(argv)
+    seconds = time.perf_counter() - t0
+    if not os.path.exists(report):
+        return {"status": "error", "message": f"lpbn {kind} exited with {rc} and wrote no report"}
+    data = json.loads(Path(report).read_text(encoding="utf-8"))
+    out: dict[str, Any] = {"n": data.get("n"), "seconds_all": [seconds]}
+    if kind == "gap":
+        rows = data.get("rows", [])
+        best = next((r["value"] for r in rows if r["key"] == "best" and r["value"] is not None), None)
+        bounds = [r["value"] for r in rows if r["key"] not in ("best", "optimum")
+                  and r["value"] is not None and r.get("complete")]
+        ub = min(bounds) if bounds else None
+        gap = None
+        if best is not None and ub is not None:
+            gap = max(0.0, ub - best) / max(1e-12, abs(best))
+        out.update(status="finished", score=best, upper_bound=ub, gap=gap, m=data.get("candidates"),
+                   stats={"table": sanitize(rows)})
+    else:
+        failures = [c for c in data.get("checks", []) if c.get("ok") is False]
+        lines = [("PASS" if c.get("ok") else "SKIP" if c.get("ok") is None else "FAIL")
+                 + f"  {c['name']}: {c['detail']}" for c in data.get("checks", [])]
+        out.update(status="agree" if data.get("ok") else "disagree",
+                   problems=[f"lpbn check: {c['name']}: {c['detail']}" for c in failures],
+                   stats={"checks": lines[:50], "passed": sum(c.get("ok") is True for c in data.get("checks", [])),
+                          "failed": len(failures)},
+                   message=f"{len(lines)} checks, {len(failures)} failed")
+    return out
+
+
 def _peak_rss_mb() -> float:
     """Largest resident set of this process and of its (waited-for) workers, in MB."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -220,7 +354,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     """Run a ``solve`` or ``score`` job; failures become a status, never an exception."""
     try:
         load_plugins(job.get("plugins", []))
-        return run_score(job) if job["kind"] == "score" else run_solve(job)
+        kind = job["kind"]
+        if kind == "score":
+            return run_score(job)
+        if kind == "score_bench":
+            return run_score_bench(job)
+        if kind in ("gap", "check"):
+            return run_tool(job)
+        return run_solve(job)
     except MemoryError:
         return {"status": "memout", "message": "MemoryError (address-space limit "
                 f"{job.get('memory_limit_mb')} MB)"}
@@ -256,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as exc:
             print(f"cannot run {cmd[0]!r}: {exc.strerror}", file=sys.stderr)
             return 127
+    job.setdefault("out", argv[1])
     write_json(argv[1], run_job(job))
     return 0
 
