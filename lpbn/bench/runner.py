@@ -388,8 +388,8 @@ def _job(m: str, e: Entry, p: dict[str, Any], limit: float, memory_limit: int, s
     common = {"time_limit": limit, "memory_limit_mb": memory_limit, "plugins": config.plugins,
               "options": suite.options.get(m, {}), "repeat": config.repeat}
     if m == "score":
-        scoring = dict(e.scoring)
-        scoring.update(suite.options.get("score", {}))
+        scoring = dict(suite.options.get("score", {}))  # the suite's defaults, then the entry's
+        scoring.update(e.scoring)
         scoring.setdefault("score", "bic")
         return {**common, "kind": "score_bench", "data": None if e.data is None else str(e.data),
                 "synthetic": e.synthetic, "scoring": scoring,
@@ -432,6 +432,8 @@ def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
         row["solver"] = row["method"]
     if job["kind"] == "score_bench":
         row["score_seconds"] = (res.get("seconds_all") or [None])[0]
+    if res.get("status") == "error" and oc.stderr.strip():
+        row["message"] = (row["message"] + " | " + oc.stderr.strip().splitlines()[-1][:300]).strip(" |")
     if res.get("traceback"):
         row["message"] = (row["message"] + " | " + res["traceback"][-2]).strip(" |")
     if row["seconds_all"]:
