@@ -21,8 +21,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "score_data": "lpbn.scoring",
     "read_data": "lpbn.scoring",
-    "crosscheck": "lpbn.highs.crosscheck",
-    "bound_gap_table": "lpbn.highs.gap",
+    "crosscheck": "lpbn.compare.crosscheck",
+    "bound_gap_table": "lpbn.compare.gap",
     "fit_network": "lpbn.fit",
     "to_pgmpy": "lpbn.interop",
 }

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lpbn
-from lpbn.clusters import ClusterFamily
+from lpbn.lp.clusters import ClusterFamily
 from lpbn.dual.solver import root_relaxation
 from lpbn.dual.state import DualState
 from lpbn.formats import read_scores
@@ -131,7 +131,7 @@ def test_root_relaxation_interface():
 def test_root_relaxation_matches_exact_lp():
     """The CD + polish value equals an independently assembled primal LP (scipy)."""
     from scipy.optimize import linprog
-    from lpbn.clusters import cluster_rows_csr
+    from lpbn.lp.clusters import cluster_rows_csr
     cache = random_cache(7, seed=11, density=0.8)
     rr = root_relaxation(cache, None, separate=True)
     assert rr.converged
@@ -252,28 +252,39 @@ def test_branching_and_separation_options_stay_exact(n, seed, branching, exact, 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 10), seed=st.integers(0, 10_000))
 def test_primal_and_dual_lp_forms_agree(n, seed):
-    """The η-form polish LP (PrimalLP) and the epigraph form of eq. 8 (DualLP) have the same
-    optimum, and the λ read from the η-form row duals certifies it (eq. 8)."""
+    """The η-form polish LP (PrimalLP) and the epigraph form of eq. 8 (solved here by scipy's
+    HiGHS from its own sparse matrix) have the same optimum, and the λ read from the η-form
+    row duals certifies it (eq. 8)."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
     from lpbn.dual import polish as P
     from lpbn.dual.relax import Incumbent, relax
+    from lpbn.lp.clusters import cluster_rows_csr
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     state = DualState(cache)
     relax(state, Incumbent(), separate=True, max_rounds=3, lp_polish=False)
-    vals = []
-    for cls in (P.PrimalLP, P.DualLP):
-        ok, obj, lam, _ = cls(state).solve(None)
-        assert ok
-        state.set_lambda(np.maximum(lam, 0.0))
-        assert state.value() >= obj - 1e-7 * max(1.0, abs(obj))
-        assert state.value() <= obj + 1e-6 * max(1.0, abs(obj))
-        vals.append(obj)
-    assert abs(vals[0] - vals[1]) <= 1e-7 * max(1.0, abs(vals[0]))
+    ok, obj, lam, _ = P.PrimalLP(state).solve(None)
+    assert ok
+    state.set_lambda(np.maximum(lam, 0.0))
+    assert state.value() >= obj - 1e-7 * max(1.0, abs(obj))
+    assert state.value() <= obj + 1e-6 * max(1.0, abs(obj))
+    # epigraph of eq. 8: min Σ u_i - Σ k_C λ_C  s.t.  -u_i + Σ_{C: j in row C} λ_C <= -W_j, λ >= 0
+    m, K = cache.m, state.K
+    ptr, idx = cluster_rows_csr(cache, state.cbits, state.ck)
+    rows = np.concatenate([np.arange(m), idx])
+    cols = np.concatenate([cache.family.astype(np.int64), n + np.repeat(np.arange(K), np.diff(ptr))])
+    vals = np.concatenate([-np.ones(m), np.ones(len(idx))])
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(m, n + K))
+    res = linprog(np.concatenate([np.ones(n), -state.ck.astype(np.float64)]), A_ub=A, b_ub=-cache.scores,
+                  bounds=[(None, None)] * n + [(0, None)] * K, method="highs")
+    assert res.status == 0
+    assert abs(res.fun - obj) <= 1e-7 * max(1.0, abs(obj))
 
 
 def _kcluster_lp(cache, rows, ks):
     """max Σ s_j η_j over the simplex rows and the k-cluster rows (scipy, dense)."""
     from scipy.optimize import linprog
-    from lpbn.clusters import cluster_rows_csr
+    from lpbn.lp.clusters import cluster_rows_csr
     n, m = cache.n, cache.m
     A_eq = np.zeros((n, m))
     A_eq[cache.family, np.arange(m)] = 1

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 import lpbn
 from lpbn import bitsets as bs
-from lpbn.clusters import ClusterFamily, cluster_activity
-from lpbn.highs.lp_model import EtaLP, choice_from_eta
-from lpbn.highs.separation import (cut_loop, cycle_rows_csr, edge_marginals, exact_clusters,
-                                   grown_clusters, grown_kclusters, incumbent_clusters,
-                                   kcluster_rows_csr,
-                                   scc_labels, separate_cycles, separate_kclusters, shortest_cycles)
+from lpbn.lp.clusters import ClusterFamily, cluster_activity, cluster_rows_csr
+from lpbn.lp.cut_loop import cut_loop
+from lpbn.lp.exact_separation import exact_clusters
+from lpbn.lp.model import EtaLP, choice_from_eta
+from lpbn.lp.separation import (cycle_rows_csr, edge_marginals, grown_clusters, grown_kclusters,
+                                incumbent_clusters, scc_labels, separate_cycles, separate_kclusters,
+                                shortest_cycles)
 from lpbn.testing import random_cache
 
 REL = 1e-6
@@ -130,7 +131,7 @@ def test_kcluster_rows_hold_for_every_optimal_dag(n, seed):
         big = np.array([b for b in clusters if len(bs.from_bitset(b)) > k])
         if len(big) == 0:
             continue
-        ptr, idx = kcluster_rows_csr(cache, big, np.full(len(big), k))
+        ptr, idx = cluster_rows_csr(cache, big, np.full(len(big), k))
         sums = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(big))
         sums[np.diff(ptr) == 0] = 0.0
         assert np.all(sums >= k - 1e-9)
@@ -143,7 +144,7 @@ def test_kcluster_rows_hold_for_every_optimal_dag(n, seed):
 def test_enumeration_and_sub_ip_agree(n, seed):
     """The subset enumeration and the HiGHS sub-IP separate the same thing: each finds a
     violated cluster exactly when the other does, at a random point η."""
-    from lpbn.highs import separation
+    from lpbn.lp import exact_separation as separation
     cache = random_cache(n, seed=seed, density=0.9)
     rng = np.random.default_rng(seed)
     eta = rng.random(cache.m) ** 3
@@ -178,7 +179,7 @@ def test_grown_kclusters_are_violated(n, seed, k):
     for b in bits:
         assert len(bs.from_bitset(b)) > k
     if len(bits):
-        ptr, idx = kcluster_rows_csr(cache, bits, np.full(len(bits), k))
+        ptr, idx = cluster_rows_csr(cache, bits, np.full(len(bits), k))
         sums = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(bits))
         sums[np.diff(ptr) == 0] = 0.0
         assert np.all(sums < k - 1e-6)

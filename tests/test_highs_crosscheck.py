@@ -10,10 +10,10 @@ import pytest
 
 import lpbn
 from lpbn.cli import main
-from lpbn.clusters import ClusterFamily
-from lpbn.highs.crosscheck import crosscheck, duality_checks, method_checks
-from lpbn.highs.lp_model import EtaLP
-from lpbn.highs.separation import cut_loop
+from lpbn.lp.clusters import ClusterFamily
+from lpbn.compare.crosscheck import crosscheck, duality_checks, method_checks
+from lpbn.lp.model import EtaLP
+from lpbn.lp.cut_loop import cut_loop
 from lpbn.result import DAG, SolveResult
 from lpbn.testing import random_cache
 
@@ -135,7 +135,7 @@ def test_cli_bad_input(tmp_path, capsys):
 
 
 def test_cli_check_exits_nonzero_on_disagreement(monkeypatch, instances, capsys):
-    import lpbn.highs.crosscheck as cc
+    import lpbn.compare.crosscheck as cc
     real = cc.duality_checks
 
     def planted(cache, root, tol=cc.CHECK_TOL):

@@ -242,7 +242,7 @@ def test_cli_certificate_and_verify(instances, tmp_path, capsys):
 
 
 def test_check_states_which_comparisons_are_independent():
-    from lpbn.highs.crosscheck import crosscheck, independence
+    from lpbn.compare.crosscheck import crosscheck, independence
     assert independence("dp", "dual").startswith("independent")
     assert independence("highs", "pulp-cbc").startswith("NOT independent")
     assert "HiGHS" in independence("dual", "highs")

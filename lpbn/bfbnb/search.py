@@ -13,7 +13,7 @@ streams of layer l with delayed duplicate detection (§5.4, :mod:`lpbn.bfbnb.ker
 written sequentially to disk and kept in RAM only when it fits ``memory_limit``;
 per-layer (node, candidate) records on disk reconstruct the DAG (§5.5).
 
-Bounds (log-scores, higher is better): the incumbent (OBS, :mod:`lpbn.bfbnb.obs`, or a
+Bounds (log-scores, higher is better): the incumbent (OBS, :mod:`lpbn.ordering.quick`, or a
 DAG passed in) is the best score; after each complete layer, max(max f over the layer,
 max f ever pruned, incumbent) is a proven upper bound on the optimum.
 """
@@ -37,7 +37,7 @@ from ..signals import pending
 from . import kernels as K
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
-from .obs import ordering_search
+from ..ordering.quick import ordering_search
 
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB

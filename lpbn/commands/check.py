@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..highs.crosscheck import crosscheck
+    from ..compare.crosscheck import crosscheck
     cache = read_scores(args.file)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else None
     report = crosscheck(cache, methods=methods, time_limit=args.time_limit, dual=not args.no_dual,

@@ -20,7 +20,7 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..highs.gap import bound_gap_table
+    from ..compare.gap import bound_gap_table
     cache = read_scores(args.file)
     table = bound_gap_table(cache, args.optimum, time_limit=args.time_limit,
                             solve=not args.no_solve, dual=not args.no_dual)

@@ -3,7 +3,7 @@
 Jaakkola et al. 2010 §5.2 decode a DAG from the min-regret order (eqs. 15-16); a better
 lower bound (incumbent) prunes the branch and bound (§6) and shrinks the reported gap.
 :class:`OrderSearch` climbs from such decoded orders (and from its own best order) by
-adjacent swaps and insertions (Teyssier & Koller 2005, :mod:`lpbn.bfbnb.obs`), then
+adjacent swaps and insertions (Teyssier & Koller 2005, :mod:`lpbn.ordering.quick`), then
 perturbs the best order (iterated local search) for a budget counted in climbs, so
 runs are reproducible (the solver credits climbs in proportion to its CD sweeps).
 
@@ -27,7 +27,7 @@ class OrderSearch:
     """Iterated OBS over orders of ``cache`` with a persistent best order and RNG."""
 
     def __init__(self, cache: ScoreCache, seed: int = 0):
-        from ..bfbnb import obs
+        from ..ordering import quick as obs
         self._obs = obs
         self.cache = cache
         self.n = cache.n

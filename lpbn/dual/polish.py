@@ -1,19 +1,19 @@
 """Exact polish of the cluster dual (eq. 8) as a linear program.
 
 Coordinate descent can stall on the non-smooth dual (Jaakkola 2010, §5.1), so when an
-exact LP value is required we solve eq. 8 in its epigraph form::
+exact LP value is required we solve eq. 8, whose epigraph form is::
 
     min  sum_i u_i - sum_C k_C λ_C
     s.t. u_i - sum_{C ∋ i} λ_C I_C(s_j) >= W_i(s_j)   for every allowed candidate j of i
          λ_C >= 0
 
 (k_C = 1 for the paper's clusters, k_C >= 2 for k-cluster constraints, see
-:mod:`lpbn.dual.kernels`) with HiGHS' dual simplex, then load λ* back into the :class:`DualState` and
-re-evaluate eq. 8 with our own kernels.  The returned value is therefore always a
-certified dual bound; it equals the LP optimum over those clusters when the solver
-reports optimality (strong duality).  :func:`polish` keeps a persistent warm-started
-model on the state, by default the transposed (η, eq. 7) form :class:`PrimalLP` whose
-cluster-row duals are λ*; :class:`PrimalLP` also probes children for strong branching.
+:mod:`lpbn.dual.kernels`), through its LP dual, the η form of eq. 7 (:class:`PrimalLP`, whose
+cluster-row duals are λ*), with HiGHS' dual simplex; then λ* is loaded back into the
+:class:`DualState` and eq. 8 re-evaluated with our own kernels.  The returned value is
+therefore always a certified dual bound; it equals the LP optimum over those clusters when
+the solver reports optimality (strong duality).  :func:`polish` keeps the model on the state
+and warm-starts every re-solve; :class:`PrimalLP` also probes children for strong branching.
 """
 
 from __future__ import annotations
@@ -21,10 +21,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
-from ..clusters import cluster_rows_csr
+from ..lp.clusters import cluster_rows_csr
 from ..lp.highs_session import new_highs, run as run_highs
 from .state import DualState
 
@@ -38,59 +36,8 @@ def _set_time_limit(h, time_limit: float | None, inf: float) -> None:
         h.setOptionValue("time_limit", float(h.getRunTime()) + max(0.0, float(time_limit)))
 
 
-class DualLP:
-    """The epigraph form of eq. 8 as a persistent HiGHS model (warm-started re-solves).
-
-    Rows are all candidates (``u_i - sum λ_C I_C(s_j) >= W_j``, written as ``<=`` on the
-    negation); new clusters become new columns; branch restrictions free the rows of
-    disallowed candidates.  Re-solves start from the previous basis.  The basis has one
-    row per candidate, so :class:`PrimalLP` (same LP, transposed) is used by default.
-    """
-
-    def __init__(self, state: DualState):
-        import highspy
-        self.hs = highspy
-        self.state = state
-        h = new_highs()
-        h.setOptionValue("presolve", "off")
-        m, n = state.cache.m, state.n
-        self.inf = highspy.kHighsInf
-        self.upper = -np.asarray(state.scores, dtype=np.float64)
-        h.addRows(m, np.full(m, -self.inf), self.upper, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
-                  np.zeros(0))
-        starts = np.asarray(state.offsets[:-1], dtype=np.int32)
-        h.addCols(n, np.ones(n), np.full(n, -self.inf), np.full(n, self.inf), m, starts,
-                  np.arange(m, dtype=np.int32), -np.ones(m))
-        self.h = h
-        self.K = 0
-        self.mask = np.ones(m, dtype=np.bool_)
-
-    def sync(self) -> None:
-        st = self.state
-        if st.K > self.K:
-            ptr, idx = cluster_rows_csr(st.cache, st.cbits[self.K:st.K], st.ck[self.K:st.K])
-            k = st.K - self.K
-            cost = -st.ck[self.K:st.K].astype(np.float64)
-            self.h.addCols(k, cost, np.zeros(k), np.full(k, self.inf), len(idx),
-                           ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
-            self.K = st.K
-        changed = np.flatnonzero(self.mask != st.allowed)
-        if len(changed):
-            up = np.where(st.allowed[changed], self.upper[changed], self.inf)
-            self.h.changeRowsBounds(len(changed), changed.astype(np.int32), np.full(len(changed), -self.inf), up)
-            self.mask = st.allowed.copy()
-
-    def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
-        sol = _run(self, time_limit)
-        if sol is None:
-            return False, math.nan, None, None
-        x = np.asarray(sol.col_value)
-        eta = -np.asarray(sol.row_dual)
-        return True, float(self.h.getInfo().objective_function_value), x[self.state.n:], eta
-
-
 def _run(lp, time_limit: float | None):
-    """Sync ``lp`` (DualLP or PrimalLP) with its state, solve, and return HiGHS's solution
+    """Sync ``lp`` (a :class:`PrimalLP`) with its state, solve, and return HiGHS's solution
     when optimal, else None."""
     lp.sync()
     _set_time_limit(lp.h, time_limit, lp.inf)
@@ -101,7 +48,7 @@ def _run(lp, time_limit: float | None):
 
 
 class PrimalLP:
-    """The same LP as :class:`DualLP` in its primal (η) form, eq. 7 over the clusters::
+    """The LP of eq. 8 in its primal (η) form, eq. 7 over the clusters::
 
         max  sum_j s_j η_j   s.t.  sum_{j ∈ i} η_j = 1 (each i),
              sum_{i ∈ C} sum_{j ∈ i, |s_j ∩ C| < k_C} η_j >= k_C (each cluster C, eq. 6 at k_C = 1),
@@ -111,7 +58,8 @@ class PrimalLP:
     of eq. 8 (Lagrangian duality), the column values are the LP point η.  New clusters are
     new rows (the warm basis stays dual feasible, so HiGHS' dual simplex re-solves in a few
     pivots) and the basis has n + K rows instead of one per candidate, which makes each
-    re-solve several times cheaper than :class:`DualLP` on caches with many candidates.
+    re-solve several times cheaper than the epigraph form of eq. 8 (one row per candidate) on
+    caches with many candidates.
 
     Cut pool: a cluster row that stayed basic with a zero dual for ``DROP_IDLE`` solves in a
     row leaves the HiGHS model (the basis stays optimal: only slack rows go) once at least
@@ -282,16 +230,17 @@ class PrimalLP:
         return out
 
 
-#: Which persistent model :func:`polish` uses ("primal": :class:`PrimalLP`, "dual": :class:`DualLP`).
-LP_FORM = "primal"
-
-
 def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, float]:
-    """Exact dual LP over the state's clusters and allowed rows (persistent warm-started
-    HiGHS model kept on the state); see :func:`polish_cold` for the stateless variant."""
+    """Exact dual LP over the state's clusters and allowed rows (a persistent warm-started
+    :class:`PrimalLP` kept on the state as ``state._lp``).
+
+    Returns (solver reported optimal, LP objective); the state's λ is replaced by λ* (the
+    cluster-row duals) only when that does not worsen the certified dual value (eq. 8,
+    re-evaluated by the state's own kernels).  The LP point η is left in ``state.eta`` for
+    primal separation, η-rounding and edge branching."""
     lp = getattr(state, "_lp", None)
     if lp is None:
-        lp = state._lp = PrimalLP(state) if LP_FORM == "primal" else DualLP(state)
+        lp = state._lp = PrimalLP(state)
     ok, obj, lam, eta = lp.solve(time_limit)
     if not ok:
         state.eta = None
@@ -304,57 +253,3 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
     if not state.value() <= before:
         state.set_lambda(old)
     return True, obj
-
-
-def polish_cold(state: DualState, time_limit: float | None = None) -> tuple[bool, float]:
-    """Solve the dual LP exactly over the state's clusters and allowed candidates.
-
-    Returns (solver reported optimal, LP objective); the state's λ is replaced by λ*
-    only when that does not worsen the certified dual value.  The primal solution η
-    (the LP duals of the epigraph rows) is left in ``state.eta`` for primal separation.
-    """
-    n, Kc = state.n, state.K
-    allowed = state.allowed
-    rows = np.flatnonzero(allowed)
-    m_all = state.cache.m
-    rowmap = -np.ones(m_all, dtype=np.int64)
-    rowmap[rows] = np.arange(len(rows))
-    r_u = np.arange(len(rows))
-    c_u = state.family[rows].astype(np.int64)
-    d_u = -np.ones(len(rows))
-    if Kc:
-        ptr, idx = cluster_rows_csr(state.cache, state.cbits, state.ck)
-        cl = np.repeat(np.arange(Kc), np.diff(ptr))
-        keep = rowmap[idx] >= 0
-        r_l = rowmap[idx[keep]]
-        c_l = n + cl[keep]
-        d_l = np.ones(int(keep.sum()))
-    else:
-        r_l = c_l = np.zeros(0, dtype=np.int64)
-        d_l = np.zeros(0)
-    A = sp.csr_matrix((np.concatenate([d_u, d_l]), (np.concatenate([r_u, r_l]), np.concatenate([c_u, c_l]))),
-                      shape=(len(rows), n + Kc))
-    b = -state.scores[rows]
-    c = np.concatenate([np.ones(n), -state.ck.astype(np.float64)])
-    bounds = [(None, None)] * n + [(0, None)] * Kc
-    options = {"presolve": True}
-    if time_limit is not None and math.isfinite(time_limit):
-        options["time_limit"] = max(0.1, float(time_limit))
-    res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs-ds", options=options)
-    if res.status != 0 or res.x is None:
-        state.eta = None
-        return False, math.nan
-    eta = np.zeros(m_all)
-    marg = getattr(getattr(res, "ineqlin", None), "marginals", None)
-    if marg is not None:
-        eta[rows] = np.maximum(-np.asarray(marg), 0.0)
-        state.eta = eta
-    else:
-        state.eta = None
-    before = state.exact_value()
-    old = state.lam.copy()
-    state.set_lambda(np.maximum(res.x[n:], 0.0))
-    after = state.value()
-    if not after <= before:
-        state.set_lambda(old)
-    return True, float(res.fun)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..cache import ScoreCache
-from ..clusters import ClusterFamily
+from ..lp.clusters import ClusterFamily
 from ..errors import InputError
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
@@ -180,7 +180,7 @@ def _edge_marginals(state: DualState) -> np.ndarray | None:
     """μ[p, i] = Σ_{s∋p} η_i(s) at the polished LP point (eq. 3), or None without one."""
     if state.last_eta is None:
         return None
-    from ..highs.separation import edge_marginals
+    from ..lp.separation import edge_marginals
     return edge_marginals(state.cache, state.last_eta)
 
 
@@ -387,7 +387,7 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
     their parent's basis.
     ``primal_first``: with a polished LP point, each separation round adds the clusters
     violated at η (eq. 6; support-graph components and cycles, else greedy growth with
-    local search, most violated first — the routines of :mod:`lpbn.highs.separation`)
+    local search, most violated first — the routines of :mod:`lpbn.lp.separation`)
     together with the most violated cycles (eqs. 18-19) and falls back to eq. 20 growth
     (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``,
     ``"all"``) says where exact cluster separation is the last resort (default ``"none"``;

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import bitsets as bs
 from ..cache import ScoreCache, inverse_index
-from ..clusters import ClusterFamily
+from ..lp.clusters import ClusterFamily
 from ..signals import pending
 from . import kernels as K
 
@@ -246,11 +246,11 @@ class DualState:
 
         Used because at an exact LP optimum the dual is degenerate (ties make every
         δ_ji <= 0), so the §5.3 tests go blind.  The primal separation routines are the ones
-        of the HiGHS cutting-plane loop (:mod:`lpbn.highs.separation`): support-graph
+        of the HiGHS cutting-plane loop (:mod:`lpbn.lp.separation`): support-graph
         components and cycles, then greedy growth with local search, most violated first;
         the exact search only with ``exact_separation``.
         """
-        from ..highs.separation import cheap_clusters, grown_clusters
+        from ..lp.separation import cheap_clusters, grown_clusters
         eta = self.eta
         self.eta = None
         if eta is None or not np.any(eta > 1e-9):
@@ -265,10 +265,10 @@ class DualState:
     def _separate_kclusters(self, eta: np.ndarray, max_new: int, viol_tol: float = 1e-6) -> int:
         """k-cluster constraints (2 <= k <= ``k_max``) violated at the LP point η, over the
         binding eq. 6 clusters (λ_C > 0) and by greedy growth on the k-activity — the routines of the
-        HiGHS loop (:func:`lpbn.highs.separation.separate_kclusters`, ``grown_kclusters``).
+        HiGHS loop (:func:`lpbn.lp.separation.separate_kclusters`, ``grown_kclusters``).
         Only called when no eq. 6 cluster is violated: they tighten the LP beyond the paper's
         cluster relaxation (Cussens et al. 2017) and stay valid for every DAG."""
-        from ..highs.separation import grown_kclusters, separate_kclusters
+        from ..lp.separation import grown_kclusters, separate_kclusters
         if eta is None or not np.any(eta > 1e-9):
             return 0
         tight = (self.ck == 1) & (self.lam > 0)       # k-cluster candidates: the binding clusters
@@ -285,9 +285,9 @@ class DualState:
 
     def _separate_subip(self, eta: np.ndarray, deadline: float, viol_tol: float) -> int:
         """Last resort at an LP point: the exact cluster sub-IP (Bartlett & Cussens 2017) of
-        :mod:`lpbn.highs.separation`, when that module is available."""
+        :mod:`lpbn.lp.separation`, when that module is available."""
         try:
-            from ..highs.separation import exact_clusters
+            from ..lp.exact_separation import exact_clusters
         except ImportError as exc:  # optional back end (HiGHS): separation goes without it
             self._separation_error(exc)
             return 0
@@ -328,7 +328,7 @@ class DualState:
                           self.allowed, self.offsets, self.pset_ptr, self.pset_items)
 
     def _separate_cycles(self, max_new: int, max_fw: int) -> int:
-        from ..highs.separation import scc_labels
+        from ..lp.separation import scc_labels
         src, dst, wt = K.edge_deltas(self.scores, self.adj, self.allowed, self.offsets, self.pset_ptr,
                                      self.pset_items, self.bits, self.M, self.arg)
         if len(src) == 0:

@@ -1,13 +1,13 @@
-"""The primal side of lpbn: the η LP and ILP in HiGHS, PuLP export, cross-checks and bound gaps.
+"""``method="highs"`` and ``method="pulp-cbc"``: the η ILP with cluster cuts, by HiGHS or CBC.
 
-* :mod:`lpbn.highs.lp_model` – the η LP of Jaakkola et al. 2010 (eq. 2 relaxed to eq. 7) in
-  ``highspy``, with convexity rows and cluster rows (eq. 6) added incrementally;
-* :mod:`lpbn.highs.separation` – cheap (support-graph cycles) and exact (Bartlett & Cussens
-  2017 sub-IP) separation of cluster constraints, and exact separation of cycle inequalities
-  (eq. 5);
+The LP itself (:mod:`lpbn.lp.model`), its cluster rows and their separation
+(:mod:`lpbn.lp.clusters`, :mod:`lpbn.lp.separation`, :mod:`lpbn.lp.exact_separation`) and the
+cutting-plane loop (:mod:`lpbn.lp.cut_loop`) live in :mod:`lpbn.lp`, shared with the dual
+solver; this package only turns them into methods:
+
 * :mod:`lpbn.highs.ilp` – ``method="highs"``: root cuts, then solve–separate–resolve;
-* :mod:`lpbn.highs.pulp_model` – model export (LP/MPS) and ``method="pulp-cbc"``;
-* :mod:`lpbn.highs.crosscheck` – LP duality check against the dual solver and agreement of
-  methods;
-* :mod:`lpbn.highs.gap` – the bound-gap table of Jaakkola et al. 2010, §7.
+* :mod:`lpbn.highs.pulp_model` – model export (LP/MPS) and ``method="pulp-cbc"``.
+
+The cross-checks between methods (:mod:`lpbn.compare.crosscheck`) and the bound-gap table
+(:mod:`lpbn.compare.gap`) compare this package with the dual and live above both.
 """

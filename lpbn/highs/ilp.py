@@ -4,7 +4,7 @@ The ILP is eq. 2 of Jaakkola et al. (2010) with the polytope P written as integr
 P_cluster (eq. 6 for every cluster), which is exact for integral η (Cussens 2011;
 Bartlett & Cussens 2017).  HiGHS has no lazy-constraint callback that we can rely on, so:
 
-1. root: the LP cutting-plane loop of :func:`lpbn.highs.separation.cut_loop` (cheap
+1. root: the LP cutting-plane loop of :func:`lpbn.lp.cut_loop.cut_loop` (cheap
    cycles and greedy growth first, then exact separation: subset branch and bound, the
    Bartlett–Cussens sub-IP as fallback) — its value is the first bound; then k-cluster
    rows (Cussens et al. 2017) and a start DAG from ordering search;
@@ -13,7 +13,7 @@ Bartlett & Cussens 2017).  HiGHS has no lazy-constraint callback that we can rel
    connected components and cycles) and re-solve; an acyclic optimal incumbent is optimal.
 
 With ``acyclicity="generation"`` (the default) the MIP also carries the generation-number
-rows of :meth:`lpbn.highs.lp_model.EtaLP.add_generation_rows`, so HiGHS itself rejects
+rows of :meth:`lpbn.lp.model.EtaLP.add_generation_rows`, so HiGHS itself rejects
 cyclic points and the first MIP is already exact: step 3 never restarts, and HiGHS keeps
 its search tree, cut pool and incumbents in one solve.  The cluster rows found at the root
 still give the LP its strength.  ``acyclicity="lazy"`` is the pure solve–separate–resolve
@@ -36,8 +36,9 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..lp.highs_session import new_highs
 from ..result import DAG, OPTIMAL, SolveResult
-from .lp_model import EtaLP, choice_from_eta, is_integral
-from .separation import cut_loop, grown_kclusters, incumbent_clusters, separate_kclusters
+from ..lp.cut_loop import cut_loop
+from ..lp.model import EtaLP, choice_from_eta, is_integral
+from ..lp.separation import grown_kclusters, incumbent_clusters, separate_kclusters
 
 
 # ---------------------------------------------------------------------- decoding
@@ -141,7 +142,7 @@ def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
     """Row duals of the LP over the model's cluster and k-cluster rows (a fresh LP: the MIP
     model also holds generation and cycle rows, whose duals eq. 8 has no place for) and the
     eq. 8 bound they give, evaluated here with the LP's own rows."""
-    from .separation import kcluster_rows_csr
+    from ..lp.clusters import cluster_rows_csr
     cache = model.cache
     kc = sorted(model.kclusters)
     kbits = np.array([np.frombuffer(b, dtype=np.uint64) for b, _ in kc], dtype=np.uint64).reshape(-1, cache.words)
@@ -157,7 +158,7 @@ def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
     else:
         duals = np.asarray(lp.h.getSolution().row_dual, dtype=np.float64)[cache.n:cache.n + len(bits)]
         lam = np.maximum(0.0, -duals)     # maximisation: a >= row's dual is <= 0
-    ptr, idx = kcluster_rows_csr(cache, bits, ks) if len(bits) else (np.zeros(1, np.int64), np.zeros(0, np.int64))
+    ptr, idx = cluster_rows_csr(cache, bits, ks) if len(bits) else (np.zeros(1, np.int64), np.zeros(0, np.int64))
     adj = np.zeros(cache.m)
     np.add.at(adj, idx, np.repeat(lam, np.diff(ptr)))
     best = np.maximum.reduceat(cache.scores + adj, cache.offsets[:-1])
@@ -200,7 +201,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         clusters and by greedy growth on the k-activity, alternating with the cluster loop
         (Cussens et al., JAIR 2017); 1 disables.
     start_search : bool
-        Give HiGHS a start from ordering-based local search (:mod:`lpbn.bfbnb.obs`, a fixed
+        Give HiGHS a start from ordering-based local search (:mod:`lpbn.ordering.quick`, a fixed
         number of restarts), so that the MIP prunes from its first node.
     mip_heuristics : bool
         Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump, root reduced
@@ -278,7 +279,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
                                                       subip_time, on_lp)
     if start_search:
-        from ..bfbnb.obs import ordering_search
+        from ..ordering.quick import ordering_search
         order, _ = ordering_search(cache, time_limit=min(0.5, 0.05 * control.remaining()),
                                    max_restarts=100)
         offer(cache.best_for_order(order)[0])

@@ -1,11 +1,11 @@
 """The η ILP as a PuLP model: export (LP/MPS) for any solver, and ``method="pulp-cbc"``.
 
-The model is the one of :mod:`lpbn.highs.lp_model` (Jaakkola et al. 2010, eqs. 2 and 6):
+The model is the one of :mod:`lpbn.lp.model` (Jaakkola et al. 2010, eqs. 2 and 6):
 binary ``eta_<i>_<k>`` = 1 when variable i takes its k-th candidate parent set (the
 cache's best-first order), one convexity row per variable and one cluster row (eq. 6)
 per cluster.  The exported model carries the root cuts (the clusters the HiGHS
 cutting-plane loop found), so CBC, Gurobi or CPLEX start from the P_cluster bound, and by
-default the generation-number rows of :meth:`lpbn.highs.lp_model.EtaLP.add_generation_rows`
+default the generation-number rows of :meth:`lpbn.lp.model.EtaLP.add_generation_rows`
 (continuous ``gen_<i>``), which make the exported ILP exact by itself: any solver's optimum
 is an optimal DAG.  Without them (``generation=False``) the model is a relaxation and a
 solver's answer must be checked for cycles.
@@ -30,12 +30,13 @@ import numpy as np
 from .. import signals
 from ..atomic import atomic_write
 from ..cache import ScoreCache
-from ..clusters import ClusterFamily, cluster_rows_csr
+from ..lp.clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
 from ..result import OPTIMAL, SolveResult
 from .ilp import Incumbent, choice_is_acyclic, decode_choice
-from .lp_model import EtaLP
-from .separation import cut_loop, incumbent_clusters
+from ..lp.cut_loop import cut_loop
+from ..lp.model import EtaLP
+from ..lp.separation import incumbent_clusters
 
 
 class _TrackedSubprocess:
@@ -84,7 +85,7 @@ def _pulp():
 
 
 def root_clusters(cache: ScoreCache, *, exact: bool = True, time_limit: float | None = None):
-    """The clusters of the HiGHS root cutting-plane loop and its LP bound (see separation.cut_loop)."""
+    """The clusters of the HiGHS root cutting-plane loop and its LP bound (see lpbn.lp.cut_loop.cut_loop)."""
     model = EtaLP(cache)
     res = cut_loop(model, mode="clusters", exact=exact, time_limit=time_limit)
     return model.clusters, res
@@ -273,7 +274,7 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
                                                           pulp.LpSolutionOptimal)
         if not has_point:
             return finish(control.should_stop() or "time_limit", f"CBC status {status}")
-        from .lp_model import choice_from_eta
+        from ..lp.model import choice_from_eta
         choice = choice_from_eta(cache, x)
         proved = status == "Optimal" and sol_status in (None, pulp.LpSolutionOptimal)
         if proved:

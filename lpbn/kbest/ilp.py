@@ -1,7 +1,7 @@
 """Engine ``ilp``: the k best DAGs by the HiGHS ILP with no-good rows (Cussens et al. 2013, as
 GOBNILP does it).
 
-The model is lpbn's η ILP (:class:`lpbn.highs.lp_model.EtaLP`): convexity rows, the root's
+The model is lpbn's η ILP (:class:`lpbn.lp.model.EtaLP`): convexity rows, the root's
 cluster cuts and the generation-number rows, so every MIP optimum is acyclic.  After each
 optimum ``c`` (one candidate ``c_i`` per variable) the row ``Σ_i η_{i,c_i} <= n - 1`` removes
 that DAG and nothing else; the next MIP's optimum is the next best DAG.  The loop stops when
@@ -30,8 +30,9 @@ from .collect import Collector, logaddexp, tie_tol
 
 def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, threads: int = 1,
                   prune: bool = True, subip_time: float | None = 30.0) -> dict:
-    from ..highs.lp_model import EtaLP
-    from ..highs.separation import cut_loop, incumbent_clusters
+    from ..lp.cut_loop import cut_loop
+    from ..lp.model import EtaLP
+    from ..lp.separation import incumbent_clusters
     from .bnb import order_seed
     stats: dict = {"engine": "ilp", "mip_solves": 0, "mip_nodes": 0}
     coll = Collector(cache.masks, cache.scores, k, classes=classes)
@@ -39,7 +40,7 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
     work = cache
     keep_idx = np.arange(cache.m)
     if prune and not classes:
-        from ..bfbnb.obs import ordering_search
+        from ..ordering.quick import ordering_search
         order, _ = ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()), max_restarts=50)
         seed = order_seed(cache, np.asarray(order, dtype=np.int64), k)
         stats["seed_threshold"] = seed if math.isfinite(seed) else None

@@ -7,7 +7,9 @@ work on the cache's CSR parent sets and a positions array (no m x W bitsets), so
 * :func:`ordering_search` — the anytime driver (iterated local search, restarts, budgets);
 * :func:`obs_dag`, :func:`asobs_dag` — decode one ordering;
 * ``lpbn.solve(cache, method="obs" | "asobs")`` — the :func:`lpbn.solve` methods
-  (:mod:`lpbn.ordering.method`).
+  (:mod:`lpbn.ordering.method`);
+* :mod:`lpbn.ordering.quick` — the small bitset OBS that the exact methods (``bfbnb``,
+  ``dual``, ``highs``, k-best) run for a first incumbent.
 """
 
 from .asobs import asobs_dag

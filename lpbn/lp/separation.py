@@ -1,51 +1,36 @@
-"""Separation of cluster constraints (Jaakkola et al. 2010, eq. 6) and cycle inequalities (eq. 5).
+"""Heuristic separation of cluster constraints (Jaakkola et al. 2010, eq. 6), k-cluster
+constraints (Cussens et al., JAIR 2017) and cycle inequalities (eq. 5).
 
-At a fractional point η* the cutting-plane loop first tries cheap candidates and falls back
-to an exact method:
+At a fractional point η* the support graph has an edge j -> i with weight
+μ_ji = Σ_{s∋j} η*_i(s) (eq. 3).  Candidates for violated rows come from it:
 
-* **cheap** – the support graph of η* has an edge j -> i with weight
-  μ_ji = Σ_{s∋j} η*_i(s) (eq. 3).  Its strongly connected components and its shortest
-  cycles under the length 1 - μ are tried as clusters, and kept when eq. 6 is violated;
-* **exact** – the sub-IP of Bartlett & Cussens (AIJ 2017, §5): binary I(v) per variable
-  and J(W->v) per candidate with η*>0,
-  ``max Σ η*(W->v) J(W->v) - Σ_v I(v)`` s.t. ``J(W->v) <= I(v)``,
-  ``J(W->v) <= Σ_{w∈W} I(w)``, ``Σ I(v) >= 2``, objective ``> -1``.  An optimal I is a
-  cluster C whose eq. 6 activity is ``-objective``, so C is violated iff objective > -1;
-  infeasibility proves no cluster is violated.  Solved with HiGHS MIP;
-* **cycle inequalities** (eq. 5) are separated exactly by shortest cycles under 1 - μ
+* **support graph** – its strongly connected components and its shortest cycles under the
+  length 1 - μ are tried as clusters, and kept when eq. 6 is violated (:func:`cheap_clusters`);
+* **greedy growth** – clusters grown from seeds by adding and removing the variable that
+  lowers the eq. 6 activity most, with local search (:func:`grown_clusters`; the dual's eq. 20
+  growth works on λ instead), and the same for k-clusters (:func:`grown_kclusters`);
+* **k-clusters** of known clusters (:func:`separate_kclusters`);
+* **cycle inequalities** (eq. 5), separated exactly by shortest cycles under 1 - μ
   (a cycle E_C is violated iff Σ_{E_C} (1 - μ) < 1).
 
-:func:`cut_loop` runs solve → separate → add rows until nothing is violated by more than
-``tol`` (1e-6), which gives the value of P_cluster (or P_cycle) over all clusters (cycles).
+Exact cluster separation is :mod:`lpbn.lp.exact_separation`; the loop that alternates LP
+solves and separation is :func:`lpbn.lp.cut_loop.cut_loop`.  Both back ends use these
+routines: the HiGHS ILP (:mod:`lpbn.highs`) and the dual's primal separation (:mod:`lpbn.dual`).
 """
 
 from __future__ import annotations
 
-import math
-import time
-from dataclasses import dataclass, field
-
-import highspy
 import numba
 import numpy as np
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
-from ..clusters import _cluster_rows_csr, cluster_activity
-from ..lp.highs_session import new_highs, run as run_highs
-from ..signals import pending
+from .clusters import cluster_activity, cluster_rows_csr
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
 VIOLATION_TOL = 1e-6
 #: η values at or below this are treated as zero in support graphs and the sub-IP.
 SUPPORT_TOL = 1e-9
-#: The sub-IP stops after this many improving (violated) clusters; the last sub-IP of a
-#: loop, which finds none, still proves infeasibility.  None: solve to optimality.
-SUBIP_MAX_SOLS: int | None = 3
-#: Components up to this size are first searched by exact enumeration (branch and bound
-#: over subsets, at most ENUM_MAX_NODES nodes) before the HiGHS sub-IP is used.
-ENUM_MAX_VARIABLES = 63
-ENUM_MAX_NODES = 2_000_000
 
 
 # ---------------------------------------------------------------------- support graph
@@ -298,7 +283,7 @@ def grown_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TO
 
 def grown_kclusters(cache: ScoreCache, eta: np.ndarray, k: int,
                     tol: float = VIOLATION_TOL) -> np.ndarray:
-    """Clusters whose k-cluster inequality (:func:`kcluster_rows_csr`) is violated at η*,
+    """Clusters whose k-cluster inequality (:func:`lpbn.lp.clusters.cluster_rows_csr` with k) is violated at η*,
     found by the greedy growth of :func:`grown_clusters` on the k-activity (bitsets)."""
     eta = np.asarray(eta, dtype=np.float64)
     members = _grow(cache, eta, k, tol)
@@ -505,17 +490,6 @@ def incumbent_clusters(cache: ScoreCache, choice: np.ndarray) -> list[np.ndarray
 
 
 # ---------------------------------------------------------------------- k-cluster rows
-def kcluster_rows_csr(cache: ScoreCache, clusters: np.ndarray, ks: np.ndarray):
-    """Rows of the k-cluster inequalities Σ_{i∈C} Σ_{s: |s∩C| < k} η_i(s) >= k, as CSR.
-
-    Valid for every DAG and 1 <= k < |C|: the first k members of C in a topological order
-    have fewer than k parents in C (Cussens, Järvisalo, Korhonen & Bartlett, JAIR 2017,
-    "k-cluster" inequalities); k = 1 is eq. 6.
-    """
-    return _cluster_rows_csr(cache.bits, cache.family, np.asarray(clusters, dtype=np.uint64),
-                             np.asarray(ks, dtype=np.int64))
-
-
 def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, k_max: int = 3,
                        tol: float = VIOLATION_TOL, k_min: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """k-cluster inequalities (k_min <= k <= k_max, k < |C|) of the given clusters violated at η*.
@@ -533,349 +507,9 @@ def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
     rep, ks = np.concatenate(rep), np.concatenate(ks)
     if len(rep) == 0:
         return np.zeros((0, clusters.shape[1]), dtype=np.uint64), ks
-    ptr, idx = kcluster_rows_csr(cache, clusters[rep], ks)
+    ptr, idx = cluster_rows_csr(cache, clusters[rep], ks)
     sums = np.add.reduceat(np.asarray(eta, dtype=np.float64)[idx], ptr[:-1]) if len(idx) else \
         np.zeros(len(rep))
     sums[np.diff(ptr) == 0] = 0.0
     bad = sums < ks - tol
     return clusters[rep[bad]], ks[bad]
-
-
-# ---------------------------------------------------------------------- clusters, exact
-@dataclass
-class SubIPStats:
-    solves: int = 0
-    enumerated: int = 0
-    seconds: float = 0.0
-    last_status: str = ""
-    timed_out: bool = False
-
-
-def exact_clusters(cache: ScoreCache, eta: np.ndarray, tol: float = VIOLATION_TOL,
-                   max_cuts: int = 3, time_limit: float | None = None,
-                   stats: SubIPStats | None = None) -> list[np.ndarray]:
-    """Violated clusters found exactly: by enumeration, else the Bartlett & Cussens (2017) sub-IP.
-
-    The sub-IP is solved separately inside each strongly connected component of the
-    support graph of η*: if C is violated, a source component K of the support graph
-    induced on C satisfies Σ_{i∈K} a_i(K) = Σ_{i∈K} a_i(C) < 1 (a_i = mass of parent sets
-    disjoint from the cluster), so K is violated and lies inside one SCC.  Every improving
-    solution HiGHS finds is a violated cluster (the objective row demands > -1); up to
-    ``max_cuts`` are returned, most violated first.  An empty list means that no cluster
-    is violated by more than ``tol`` — unless ``stats.timed_out`` is set.
-
-    Components of at most ``ENUM_MAX_VARIABLES`` variables are first searched by
-    :func:`_enumerate_component` (exact branch and bound over subsets with a node budget);
-    the sub-IP runs only where that search neither finds a cluster nor completes.
-    """
-    stats = stats if stats is not None else SubIPStats()
-    t0 = time.perf_counter()
-    eta = np.asarray(eta, dtype=np.float64)
-    mu = edge_marginals(cache, eta)
-    comps = sorted(strong_components(mu > SUPPORT_TOL), key=len)
-    found: list[np.ndarray] = []
-    for comp in comps:
-        left = None
-        if pending() is not None:       # a stop request (SIGINT/SIGTERM): no proof
-            stats.timed_out = True
-            break
-        if time_limit is not None:
-            left = time_limit - (time.perf_counter() - t0)
-            if left <= 0:
-                stats.timed_out = True
-                break
-        cuts, complete = _enumerate_component(cache, eta, comp, tol) \
-            if len(comp) <= ENUM_MAX_VARIABLES else ([], False)
-        if cuts or complete:
-            stats.enumerated += 1
-            found += cuts
-        else:
-            found += _subip_component(cache, eta, comp, tol, left, stats)
-    stats.seconds += time.perf_counter() - t0
-    if not found:
-        return []
-    bits = np.array(found)
-    act = cluster_activity(cache, eta, bits)
-    # every sub-IP point is violated by >= tol in exact arithmetic; filter at tol/2 so that
-    # rounding cannot drop it, and never read an empty result as a proof after that
-    keep = [k for k in np.argsort(act, kind="stable") if act[k] < 1.0 - 0.5 * tol]
-    return [bits[k] for k in keep[:max_cuts]]
-
-
-def _enumerate_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,
-                         max_found: int = 10) -> tuple[list[np.ndarray], bool]:
-    """Violated clusters inside one support-graph component by branch and bound over subsets.
-
-    The same problem as the sub-IP (minimise the eq. 6 activity over C ⊆ comp, |C| >= 2),
-    solved combinatorially: variables are decided in turn, and a partial decision with
-    members IN and undecided FREE is pruned when Σ_{i∈IN} a_i(IN ∪ FREE) >= 1 - tol, a lower
-    bound on the activity of every completion (a_i(C), the mass of i's parent sets
-    disjoint from C, only shrinks as C grows).  Returns ``(clusters, complete)``; complete
-    is False when the node budget ran out, in which case an empty list proves nothing.
-    """
-    k = len(comp)
-    local = np.full(cache.n, -1, dtype=np.int64)
-    local[comp] = np.arange(k)
-    sup = np.flatnonzero((eta > SUPPORT_TOL) & (local[cache.family] >= 0))
-    if len(sup) == 0 or k < 2:
-        return [], True
-    sizes = cache.sizes[sup].astype(np.int64)
-    items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
-                             + (np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes))]
-    lit = local[items]
-    owner = np.repeat(np.arange(len(sup)), sizes)
-    pmask = np.zeros(len(sup), dtype=np.uint64)
-    inside = lit >= 0
-    np.bitwise_or.at(pmask, owner[inside], np.left_shift(np.uint64(1), lit[inside].astype(np.uint64)))
-    masks, complete = _enum_subsets(k, local[cache.family[sup]], pmask, eta[sup], 1.0 - tol,
-                                    ENUM_MAX_NODES, max_found)
-    out = [bs.to_bitset(comp[[v for v in range(k) if (int(mk) >> v) & 1]], cache.n) for mk in masks]
-    return out, complete
-
-
-@numba.njit(cache=True)
-def _enum_subsets(k, fam, pmask, eta, threshold, max_nodes, max_found):
-    """Depth-first branch and bound over subsets of k <= 63 local variables; keeps the
-    ``max_found`` least-active violated clusters (the pruning threshold tightens to the
-    worst kept one once the list is full).  Returns (masks, complete)."""
-    S = fam.shape[0]
-    full = (np.uint64(1) << np.uint64(k)) - np.uint64(1)
-    stack_d = np.empty(2 * k + 2, dtype=np.int64)
-    stack_in = np.empty(2 * k + 2, dtype=np.uint64)
-    found = np.empty(max_found, dtype=np.uint64)
-    found_act = np.empty(max_found)
-    n_found = 0
-    stack_d[0] = 0
-    stack_in[0] = np.uint64(0)
-    top = 1
-    nodes = 0
-    while top > 0:
-        top -= 1
-        d = stack_d[top]
-        cin = stack_in[top]
-        nodes += 1
-        if nodes > max_nodes:
-            return found[:n_found], False
-        decided = (np.uint64(1) << np.uint64(d)) - np.uint64(1)
-        upper = cin | (full & ~decided)
-        lb = 0.0
-        for t in range(S):
-            if (cin >> np.uint64(fam[t])) & np.uint64(1) and (pmask[t] & upper) == 0:
-                lb += eta[t]
-        if lb >= threshold:
-            continue
-        if d == k:
-            members = 0
-            x = cin
-            while x:
-                x &= x - np.uint64(1)
-                members += 1
-            if members < 2:
-                continue
-            # here upper == cin, so lb is the activity of cin itself
-            if n_found < max_found:
-                found[n_found] = cin
-                found_act[n_found] = lb
-                n_found += 1
-            else:
-                worst = np.argmax(found_act)
-                found[worst] = cin
-                found_act[worst] = lb
-            if n_found == max_found:
-                threshold = found_act.max()
-            continue
-        stack_d[top] = d + 1
-        stack_in[top] = cin
-        top += 1
-        stack_d[top] = d + 1
-        stack_in[top] = cin | (np.uint64(1) << np.uint64(d))
-        top += 1
-    return found[:n_found], True
-
-
-def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,
-                     time_limit: float | None, stats: SubIPStats) -> list[np.ndarray]:
-    """The sub-IP restricted to one SCC ``comp`` of the support graph (local y indices)."""
-    n = cache.n
-    local = np.full(n, -1, dtype=np.int64)
-    local[comp] = np.arange(len(comp))
-    k_y = len(comp)
-    # candidates with η*>0 of a family in comp whose parent set meets comp
-    cand = np.flatnonzero((eta > SUPPORT_TOL) & (cache.sizes > 0) & (local[cache.family] >= 0))
-    if len(cand) == 0:
-        return []
-    sizes = cache.sizes[cand].astype(np.int64)
-    items = cache.pset_items[np.repeat(cache.pset_ptr[cand], sizes)
-                             + (np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes))]
-    lit = local[items]
-    inside = lit >= 0
-    row_of = np.repeat(np.arange(len(cand)), sizes)
-    cnt = np.bincount(row_of[inside], minlength=len(cand))
-    ok = cnt > 0
-    if not ok.any():
-        return []
-    keep_items = inside & ok[row_of]
-    sel = cand[ok]
-    cnt = cnt[ok]
-    lit = lit[keep_items]
-    k = len(sel)
-    h = new_highs()
-    h.setOptionValue("random_seed", 0)
-    h.setOptionValue("mip_rel_gap", 1e-4)
-    h.setOptionValue("mip_improving_solution_save", True)
-    if SUBIP_MAX_SOLS is not None:
-        h.setOptionValue("mip_max_improving_sols", int(SUBIP_MAX_SOLS))
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(max(time_limit, 1e-3)))
-    # columns: y (k_y), then J_t (k)
-    cost = np.concatenate([-np.ones(k_y), eta[sel]])
-    ncol = k_y + k
-    h.addCols(ncol, cost, np.zeros(ncol), np.ones(ncol), 0, np.zeros(ncol, dtype=np.int32),
-              np.zeros(0, dtype=np.int32), np.zeros(0))
-    h.changeColsIntegrality(ncol, np.arange(ncol, dtype=np.int32),
-                            np.full(ncol, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
-    h.changeObjectiveSense(highspy.ObjSense.kMaximize)
-    jcol = (k_y + np.arange(k)).astype(np.int32)
-    # J_t - y_{family(t)} <= 0
-    ind = np.empty(2 * k, dtype=np.int32)
-    ind[0::2] = jcol
-    ind[1::2] = local[cache.family[sel]]
-    val = np.tile([1.0, -1.0], k)
-    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), 2 * k,
-              np.arange(0, 2 * k, 2, dtype=np.int32), ind, val)
-    # J_t - Σ_{w ∈ parents(t) ∩ comp} y_w <= 0
-    lens = cnt + 1
-    st = np.zeros(k, dtype=np.int64)
-    np.cumsum(lens[:-1], out=st[1:])
-    total = int(lens.sum())
-    ind2 = np.empty(total, dtype=np.int32)
-    val2 = -np.ones(total)
-    ind2[st] = jcol
-    val2[st] = 1.0
-    pos = np.ones(total, dtype=bool)
-    pos[st] = False
-    ind2[pos] = lit
-    h.addRows(k, np.full(k, -highspy.kHighsInf), np.zeros(k), total, st.astype(np.int32), ind2, val2)
-    # Σ y >= 2, and objective >= -1 + tol (only violated clusters are feasible)
-    h.addRow(2.0, highspy.kHighsInf, k_y, np.arange(k_y, dtype=np.int32), np.ones(k_y))
-    h.addRow(-1.0 + tol, highspy.kHighsInf, ncol, np.arange(ncol, dtype=np.int32), cost)
-    out: list[np.ndarray] = []
-    for attempt in range(2):
-        run_highs(h)
-        stats.solves += 1
-        status = h.getModelStatus()
-        stats.last_status = h.modelStatusToString(status)
-        points = [np.asarray(s.col_value[:k_y]) for s in h.getSavedMipSolutions()]
-        if int(h.getInfo().primal_solution_status) == 2:
-            points.append(np.asarray(h.getSolution().col_value[:k_y]))
-        seen = set()
-        for y in points:
-            members = comp[y > 0.5]
-            key = tuple(members.tolist())
-            if len(members) >= 2 and key not in seen:
-                seen.add(key)
-                out.append(bs.to_bitset(members, n))
-        if out:
-            act = cluster_activity(cache, eta, np.array(out))
-            out = [b for b, a in zip(out, act) if a < 1.0 - 0.5 * tol]
-        if out or status in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible):
-            return out
-        if status != highspy.HighsModelStatus.kSolutionLimit or attempt:
-            break
-        # the solution limit stopped HiGHS on points that are not violated: solve to the end
-        h.setOptionValue("mip_max_improving_sols", 2147483647)
-        if time_limit is not None:  # HiGHS's clock is cumulative per object
-            h.setOptionValue("time_limit", float(h.getRunTime()) + float(max(time_limit, 1e-3)))
-    stats.timed_out = True  # no proof that nothing is violated in this component
-    return out
-
-
-# ---------------------------------------------------------------------- cutting-plane loop
-@dataclass
-class CutLoopResult:
-    """Final LP of a cutting-plane loop.
-
-    ``value`` is a valid upper bound on every DAG's score whenever ``status`` is
-    ``"optimal"`` (LP solved) — and it is the value of P_cluster (P_cycle) when ``complete``.
-    """
-
-    value: float
-    eta: np.ndarray | None
-    status: str
-    complete: bool
-    rounds: int = 0
-    cuts_cheap: int = 0
-    cuts_exact: int = 0
-    cuts_cycle: int = 0
-    cuts_grown: int = 0
-    subip: SubIPStats = field(default_factory=SubIPStats)
-    seconds: float = 0.0
-    values: list[float] = field(default_factory=list)
-
-
-def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
-             time_limit: float | None = None, max_rounds: int | None = None,
-             subip_time: float | None = None, on_bound=None, grow: bool = True) -> CutLoopResult:
-    """Solve the LP of ``model`` (an :class:`~lpbn.highs.lp_model.EtaLP`) and add violated rows.
-
-    ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
-    with ``grow`` the greedy growth of :func:`grown_clusters`), then (``exact``) the sub-IP; stops when
-    none is violated by more than ``tol`` (``complete=True`` only when the sub-IP proved it).
-    ``mode="cycles"``: eq. 5 rows by exact shortest-cycle separation (P_cycle).
-    ``subip_time`` caps each sub-IP call; a call that times out without a violated cluster
-    ends the loop with ``complete=False`` (the value is still a valid bound).
-    ``on_bound(value, eta)`` is called after every LP solve.
-    """
-    t0 = time.perf_counter()
-
-    def left() -> float | None:
-        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
-
-    res = CutLoopResult(math.inf, None, "optimal", False)
-    while True:
-        if pending() is not None:        # a stop request (SIGINT/SIGTERM, lpbn.signals)
-            res.status = "interrupted"
-            break
-        lp = model.solve_lp(left())
-        res.rounds += 1
-        if lp.status != "optimal":
-            res.status = lp.status
-            break
-        res.value, res.eta = lp.value, lp.eta
-        res.values.append(lp.value)
-        if on_bound is not None:
-            on_bound(lp.value, lp.eta)
-        if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
-            break
-        if mode == "cycles":
-            cycles = separate_cycles(model.cache, lp.eta, tol)
-            if not cycles:
-                res.complete = True
-                break
-            res.cuts_cycle += model.add_cycles(cycles)
-            continue
-        cuts = cheap_clusters(model.cache, lp.eta, tol)
-        added = model.add_clusters(np.array(cuts)) if cuts else 0
-        res.cuts_cheap += added
-        if added:
-            continue
-        if grow:
-            cuts = grown_clusters(model.cache, lp.eta, tol)
-            added = model.add_clusters(np.array(cuts)) if cuts else 0
-            res.cuts_grown += added
-            if added:
-                continue
-        if not exact:
-            break
-        budget = left()
-        if subip_time is not None:
-            budget = subip_time if budget is None else min(budget, subip_time)
-        res.subip.timed_out = False
-        cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=budget, stats=res.subip)
-        added = model.add_clusters(np.array(cuts)) if cuts else 0
-        res.cuts_exact += added
-        if not added:
-            res.complete = not res.subip.timed_out
-            break
-    res.seconds = time.perf_counter() - t0
-    return res

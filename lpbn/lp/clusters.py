@@ -1,4 +1,4 @@
-"""Cluster constraints of the η polytope, shared by the dual solver and the HiGHS model.
+"""Cluster and k-cluster constraints of the η polytope, shared by the dual solver and the HiGHS model.
 
 Jaakkola et al. 2010, eq. 6: for every cluster C ⊆ V with |C| >= 2, some member of C has
 all its parents outside C::
@@ -16,8 +16,8 @@ from typing import Iterable
 import numba
 import numpy as np
 
-from . import bitsets as bs
-from .cache import ScoreCache
+from .. import bitsets as bs
+from ..cache import ScoreCache
 
 
 class ClusterFamily:
@@ -69,17 +69,14 @@ class ClusterFamily:
         return out
 
 
-def cluster_row(cache: ScoreCache, cluster: np.ndarray) -> np.ndarray:
-    """Global candidate indices j with family(j) ∈ C and parents(j) ∩ C = ∅ (row of eq. 6)."""
-    return cluster_rows_csr(cache, np.asarray(cluster, dtype=np.uint64).reshape(1, -1))[1]
-
-
 def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
                      ks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All rows of eq. 6 for a (K, W) cluster array, as CSR (ptr, candidate indices).
 
-    With ``ks`` row c holds the candidates with |parents ∩ C_c| < ks[c] instead: the
-    k-cluster rows (Cussens et al. 2017; ks = 1 is eq. 6)."""
+    With ``ks`` row c holds the candidates with |parents ∩ C_c| < ks[c] instead: the rows of
+    the k-cluster inequalities Σ_{i∈C} Σ_{s: |s∩C| < k} η_i(s) >= k, valid for every DAG and
+    1 <= k < |C| (the first k members of C in a topological order have fewer than k parents
+    in C; Cussens, Järvisalo, Korhonen & Bartlett, JAIR 2017); ks = 1 is eq. 6."""
     clusters = np.asarray(clusters, dtype=np.uint64)
     ks = np.ones(len(clusters), dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
     return _cluster_rows_csr(cache.bits, cache.family, clusters, ks)
@@ -97,7 +94,7 @@ def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -
 @numba.njit(cache=True)
 def _cluster_rows_csr(bits, family, clusters, ks):
     """CSR rows: candidates j with family(j) ∈ C_c and |parents(j) ∩ C_c| < ks[c]
-    (ks = 1: the eq. 6 rows; larger k: the k-cluster rows of lpbn.highs.separation)."""
+    (ks = 1: the eq. 6 rows; larger k: the k-cluster rows, see :func:`cluster_rows_csr`)."""
     K, W = clusters.shape
     m = bits.shape[0]
     ptr = np.zeros(K + 1, dtype=np.int64)

@@ -8,7 +8,9 @@ with two best-first scans.  Local optima are escaped by iterated local search (r
 segment shuffles, keep the best).  Malone et al. 2011 §5.1 use such a heuristic solution
 as the bound that prunes the order graph.
 
-Works for any n (multi-word bitsets).
+Works for any n (multi-word bitsets).  This is the quick incumbent search of the exact
+methods (``bfbnb``, ``dual``, ``highs``, k-best), on the cache's bitsets; the scalable OBS
+and ASOBS of ``method="obs"``/``"asobs"`` are :func:`lpbn.ordering.ordering_search`.
 """
 
 from __future__ import annotations

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cache import ScoreCache
-from ..result import relative_gap
 from .crosscheck import load_root_relaxation
-from .ilp import decode_choice
-from .lp_model import EtaLP
-from .separation import cut_loop
+from ..highs.ilp import decode_choice
+from ..lp.cut_loop import cut_loop
+from ..lp.model import EtaLP
+from ..result import relative_gap
 
 
 @dataclass

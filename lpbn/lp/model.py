@@ -6,7 +6,7 @@ Rows are
 
 * one convexity row per variable, Σ_s η_i(s) = 1 (the "simple constraints" of §4);
 * cluster rows (eq. 6), Σ_{i∈C} Σ_{s: s∩C=∅} η_i(s) >= 1, built from a
-  :class:`lpbn.clusters.ClusterFamily` with :func:`lpbn.clusters.cluster_rows_csr`;
+  :class:`lpbn.lp.clusters.ClusterFamily` with :func:`lpbn.lp.clusters.cluster_rows_csr`;
 * optionally lifted cycle inequalities (eq. 5), Σ_{(j,i)∈E_C} Σ_{s∋j} η_i(s) <= |E_C| - 1;
 * optionally k-cluster rows (:meth:`EtaLP.add_kclusters`), Σ_{i∈C} Σ_{|s∩C|<k} η_i(s) >= k,
   which tighten the ILP beyond P_cluster (Cussens et al., JAIR 2017);
@@ -19,8 +19,8 @@ Rows are
 
 Rows are appended with ``Highs.addRows`` from CSR arrays (no per-element Python loops);
 HiGHS keeps the previous basis, so every re-solve after adding rows is a dual-simplex warm
-start.  The same object becomes the ILP of :mod:`lpbn.highs.ilp` by marking the columns
-integral.
+start.  The same object becomes the ILP of :mod:`lpbn.highs.ilp` (and of :mod:`lpbn.kbest.ilp`) by
+marking the columns integral; ``pulp-cbc`` translates it for CBC.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from ..clusters import ClusterFamily, cluster_rows_csr
-from ..lp.highs_session import new_highs, run as run_highs
+from .clusters import ClusterFamily, cluster_rows_csr
+from .highs_session import new_highs, run as run_highs
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
 
@@ -139,7 +139,6 @@ class EtaLP:
 
     def add_kclusters(self, clusters: np.ndarray, ks: np.ndarray) -> int:
         """Append the k-cluster rows (cluster, k) not yet in the model; returns how many."""
-        from .separation import kcluster_rows_csr
         keep = []
         for r, (b, k) in enumerate(zip(np.asarray(clusters, dtype=np.uint64), ks)):
             key = (b.tobytes(), int(k))
@@ -149,7 +148,7 @@ class EtaLP:
         if not keep:
             return 0
         bits, ks = np.asarray(clusters, dtype=np.uint64)[keep], np.asarray(ks, dtype=np.int64)[keep]
-        ptr, idx = kcluster_rows_csr(self.cache, bits, ks)
+        ptr, idx = cluster_rows_csr(self.cache, bits, ks)
         k = len(keep)
         self.h.addRows(k, ks.astype(np.float64), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))

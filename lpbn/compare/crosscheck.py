@@ -27,9 +27,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..cache import ScoreCache
-from ..clusters import ClusterFamily
 from ..errors import LpbnError
-from .lp_model import EtaLP
+from ..lp.clusters import ClusterFamily
+from ..lp.model import EtaLP
 
 #: Relative tolerance of every comparison (the project's agreement standard).
 CHECK_TOL = 1e-6
@@ -46,10 +46,13 @@ PROOF_CODE = {
     "dp": ("subset DP (lpbn.dp)",),
     "brute": ("enumeration (lpbn.brute)",),
     "bfbnb": ("order-graph search (lpbn.bfbnb)",),
-    # HiGHS: the dual's exact LP polish (lp_polish, on by default below 300,000 candidates)
-    "dual": ("eq. 8 CD kernels (lpbn.dual)", "HiGHS", "cluster rows (lpbn.clusters)"),
-    "highs": ("HiGHS", "cluster rows (lpbn.clusters)", "eta LP model (lpbn.highs.lp_model)"),
-    "pulp-cbc": ("CBC", "cluster rows (lpbn.clusters)", "eta LP model (lpbn.highs.lp_model)"),
+    # HiGHS: the dual's exact LP polish (lp_polish, on by default below 300,000 candidates),
+    # whose rows come from lpbn.lp.clusters; the separation routines of lpbn.lp, which both the
+    # dual and highs call, only choose which clusters enter (every bound holds for any
+    # clusters), so they are not proof code
+    "dual": ("eq. 8 CD kernels (lpbn.dual)", "HiGHS", "cluster rows (lpbn.lp.clusters)"),
+    "highs": ("HiGHS", "cluster rows (lpbn.lp.clusters)", "eta LP model (lpbn.lp.model)"),
+    "pulp-cbc": ("CBC", "cluster rows (lpbn.lp.clusters)", "eta LP model (lpbn.lp.model)"),
 }
 
 
@@ -257,9 +260,9 @@ def _independence_notes(names: list[str], duality: bool, dual_options: dict) -> 
              "re-scores in plain numpy"]
     if duality:
         notes.append("weak duality (dual value >= HiGHS LP): independent — the dual evaluates eq. 8 in its own "
-                      "kernels, HiGHS solves the primal LP built by lpbn.clusters" if cd_only else
+                      "kernels, HiGHS solves the primal LP built by lpbn.lp.clusters" if cd_only else
                       "weak/strong duality: NOT independent by default — the dual's root value comes from its exact "
-                      "LP polish, itself a HiGHS solve over lpbn.clusters rows; --dual-cd-only compares the "
+                      "LP polish, itself a HiGHS solve over lpbn.lp.clusters rows; --dual-cd-only compares the "
                       "coordinate-descent value alone (independent, weak duality only)")
     methods = [m for m in names if m != "dual-root"]
     for i, a in enumerate(methods):
