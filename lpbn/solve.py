@@ -60,6 +60,45 @@ def _resolve(name: str) -> Callable[..., SolveResult]:
     return getattr(mod, func)
 
 
+def method_options(method: str) -> list[tuple[str, Any, str]]:
+    """``(name, default, doc)`` of every option of ``method``: from the method's options
+    dataclass when it has one (``fn.options_class``, e.g. :class:`lpbn.dual.options.DualOptions`),
+    else from its signature (no per-option doc)."""
+    fn = _resolve(method)
+    cls = getattr(fn, "options_class", None)
+    if cls is not None:
+        return cls.fields()
+    from .options import method_options as signature_options
+    named, _ = signature_options(fn)
+    return [(name, default, "") for name, default in named.items()]
+
+
+def show_options(method: str | None = None, disp: bool = True) -> str | None:
+    """Every option of ``method`` (or of every available method) with its default and doc,
+    like ``scipy.optimize.show_options``; printed, or returned as a string with ``disp=False``.
+    The limits every method shares (``time_limit``, ``gap_limit``, ``node_limit``,
+    ``callback``, ``progress``) are arguments of :func:`solve`, not options."""
+    import textwrap
+    names = [method] if method is not None else available_methods()
+    out = []
+    for name in names:
+        out.append(name)
+        out.append("=" * len(name))
+        rows = method_options(name)
+        if not rows:
+            out.append("(no options)")
+        for opt, default, doc in rows:
+            out.append(f"{opt} : default {default!r}")
+            if doc:
+                out.extend(textwrap.wrap(doc, 88, initial_indent="    ", subsequent_indent="    "))
+        out.append("")
+    text = "\n".join(out)
+    if disp:
+        print(text)
+        return None
+    return text
+
+
 def available_methods() -> list[str]:
     """Names of registered methods whose implementation can be imported."""
     names = []
@@ -231,3 +270,7 @@ def _solve_kbest(cache, k_best, classes, constraints, time_limit, gap_limit, nod
     if not result.trace:
         result.trace = list(control.trace)
     return result
+
+
+#: ``lpbn.solve.show_options(...)``: ``lpbn.solve`` in the package namespace is this function
+solve.show_options = show_options

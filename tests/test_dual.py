@@ -416,3 +416,28 @@ def test_pure_cd_mode_is_exact_on_anchors(instances, known_optima, name):
     assert r.status == "optimal" and r.stats.get("polishes", 0) == 0
     assert rel(r.score, opt) <= 1e-9
     assert verify(cache, r, build_certificate(cache, r)).bound_verified
+
+
+def test_dual_options_are_documented_validated_and_listed():
+    """Every dual option is a DualOptions field with a doc; solve_dual's signature (what
+    lpbn.options.check_options reads) and its body agree with it; bad values are refused."""
+    import inspect
+    import sys
+
+    from lpbn.dual.options import DualOptions
+    from lpbn.dual.solver import _branch_and_bound, solve_dual
+    from lpbn.errors import InputError
+    fields = DualOptions.fields()
+    assert all(doc for _, _, doc in fields)
+    sig = {k: p.default for k, p in list(inspect.signature(solve_dual).parameters.items())[2:]}
+    body = {k: p.default for k, p in list(inspect.signature(_branch_and_bound).parameters.items())[2:]}
+    assert sig == body == {name: default for name, default, _ in fields}
+    text = sys.modules["lpbn.solve"].show_options("dual", disp=False)
+    assert all(f"{name} : default {default!r}" in text for name, default, _ in fields)
+    assert "lp_polish" in lpbn.solve.show_options(disp=False)
+    cache = random_cache(5, seed=1)
+    for bad in ({"branching": "best"}, {"exact_separation": "some"}, {"k_max": 0},
+                {"kcluster_nodes": "x"}, {"round_sweeps": 0}, {"no_such_option": 1}):
+        with pytest.raises(InputError):
+            lpbn.solve(cache, method="dual", **bad)
+    assert lpbn.solve(cache, method="dual", lp_polish=False).status == "optimal"

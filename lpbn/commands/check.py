@@ -28,7 +28,7 @@ def run(args) -> int:
     cache = read_scores(args.file)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()] if args.methods else None
     report = crosscheck(cache, methods=methods, time_limit=args.time_limit, dual=not args.no_dual,
-                        dual_options={"polish_lp": False} if args.dual_cd_only else None)
+                        dual_options={"lp_polish": False} if args.dual_cd_only else None)
     text = report.to_json(indent=2) + "\n" if args.format == "json" else report.to_text()
     emit(text, args.output)
     if not report.ok:

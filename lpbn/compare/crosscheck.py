@@ -255,7 +255,7 @@ def method_checks(cache: ScoreCache, results: dict[str, Any], tol: float = CHECK
 
 
 def _independence_notes(names: list[str], duality: bool, dual_options: dict) -> list[str]:
-    cd_only = dual_options.get("polish_lp") is False
+    cd_only = dual_options.get("lp_polish", dual_options.get("polish_lp")) is False
     notes = ["answers: every DAG is re-scored with lpbn.cache (shared by all methods); `lpbn verify` "
              "re-scores in plain numpy"]
     if duality:
@@ -304,7 +304,7 @@ def crosscheck(cache: ScoreCache | str, *, methods: Iterable[str] | None = None,
     dual : bool
         Run the dual's root relaxation (when ``root`` is not given).
     dual_options : dict, optional
-        Extra keyword arguments of ``root_relaxation`` (e.g. ``{"polish_lp": False}`` to
+        Extra keyword arguments of ``root_relaxation`` (e.g. ``{"lp_polish": False}`` to
         check the coordinate-descent value alone, which is then only weakly dual).
 
     Returns

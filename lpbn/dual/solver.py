@@ -11,10 +11,13 @@ The gap is closed when ``upper_bound <= score + tolerance * max(1, |score|)`` wi
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
+import inspect
 import itertools
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -27,6 +30,7 @@ from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
 from ..control import SolveControl
 from .incumbent import OrderSearch, dag_order
+from .options import DualOptions
 from .polish import polish
 from .relax import Incumbent, closed, relax
 from .state import DualState
@@ -92,25 +96,30 @@ def _dag_from_choice(cache: ScoreCache, choice: np.ndarray | None) -> DAG | None
 
 def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *, separate: bool = True,
                     time_limit: float | None = None, max_iters: int | None = None,
-                    polish_lp: bool = True) -> RootRelaxation:
+                    lp_polish: bool = True, polish_lp: bool | None = None) -> RootRelaxation:
     """Solve the cluster LP relaxation (Jaakkola 2010 eq. 7) in the dual (eq. 8).
 
     With ``separate=False`` only the given clusters (plus the simplex constraints) are
     used.  ``max_iters`` caps the number of CD sweeps.  Unless the bound already meets a
-    decoded DAG, the dual LP over the final clusters is solved exactly (``polish_lp``), so
-    ``converged`` is True only when ``value`` is the LP optimum.  With ``separate=True``
-    the rounds also polish, so primal (LP-point) separation can add clusters.
+    decoded DAG, the dual LP over the final clusters is solved exactly (``lp_polish``, as in
+    :class:`~lpbn.dual.options.DualOptions`), so ``converged`` is True only when ``value`` is
+    the LP optimum.  With ``separate=True`` the rounds also polish, so primal (LP-point)
+    separation can add clusters.  ``polish_lp`` is a deprecated alias of ``lp_polish``.
     """
+    if polish_lp is not None:
+        warnings.warn("root_relaxation(polish_lp=...) is deprecated; use lp_polish", DeprecationWarning,
+                      stacklevel=2)
+        lp_polish = polish_lp
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + time_limit
     state = DualState(cache, clusters)
     inc = Incumbent()
     value, lam, st = relax(state, inc, separate=separate, deadline=deadline, max_sweeps=max_iters,
-                           tol=1e-12, lp_polish=separate and polish_lp and cache.m <= POLISH_MAX_ROWS)
+                           tol=1e-12, lp_polish=separate and lp_polish and cache.m <= POLISH_MAX_ROWS)
     converged = closed(value, inc.score, 1e-12)
     lp_value = math.nan
     polished = False
-    if not converged and polish_lp and cache.m <= POLISH_MAX_ROWS:
+    if not converged and lp_polish and cache.m <= POLISH_MAX_ROWS:
         remaining = None if time_limit is None else max(0.5, deadline - time.perf_counter())
         ok, lp_value = polish(state, remaining)
         polished = True
@@ -358,7 +367,32 @@ def _fixed_structure(state: DualState) -> np.ndarray | None:
     return None
 
 
-def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
+def solve_dual(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
+    """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
+
+    ``options`` are the fields of :class:`~lpbn.dual.options.DualOptions` (each documented
+    there; ``lpbn.solve.show_options("dual")`` lists them with their defaults), checked by
+    :meth:`DualOptions.validate` before the solver starts.  ``lp_polish=False`` is the paper's
+    pure coordinate descent + subgradient algorithm.
+    """
+    names = {f.name for f in dataclasses.fields(DualOptions)}
+    unknown = set(options) - names
+    if unknown:
+        raise InputError(f"method 'dual' got unknown option(s): {', '.join(sorted(unknown))}")
+    opts = DualOptions(**options).validate()
+    return _branch_and_bound(cache, control, **{name: getattr(opts, name) for name in names})
+
+
+solve_dual.__signature__ = inspect.Signature(
+    [inspect.Parameter("cache", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="ScoreCache"),
+     inspect.Parameter("control", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="SolveControl")]
+    + [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+       for f in dataclasses.fields(DualOptions)],
+    return_annotation="SolveResult")
+solve_dual.options_class = DualOptions
+
+
+def _branch_and_bound(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                node_sweeps: int = 2000, root_polish: bool = False, lp_polish: bool | None = None,
                on_sweep: Callable[[dict[str, Any]], None] | None = None,
                branching: str | None = None, node_stall_rounds: int = 1, grow_seeds: int | None = None,
@@ -370,68 +404,9 @@ def solve_dual(cache: ScoreCache, control: SolveControl, *, prune: bool = True,
                root_tail_gain: float = 0.001, kcluster_nodes: str = "binding",
                incumbent: Any = None, incumbent_feed: Callable[[], Any] | None = None,
                separation_batch: int | None = None, round_sweeps: int | None = None,
-               certificate: bool = False, **unknown: Any) -> SolveResult:
-    """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
-
-    Options: ``prune`` drops dominated parent sets first (safe for the optimum);
-    ``lp_polish`` (default: when m <= POLISH_MAX_ROWS) follows each stalled CD phase by an
-    exact warm-started HiGHS solve of the dual LP over the current clusters, which also
-    yields the primal point η used for primal separation, η-rounding and edge branching;
-    ``lp_polish=False`` is the paper's pure CD + subgradient algorithm.  ``branching``:
-    ``"flips"`` (§6 key node with most I_C flips; default without polish), ``"eta"``
-    (edge p -> i with LP marginal closest to 1/2, as the cluster {i, p}) or ``"strong"``
-    (default with polish: the best of the ``strong_candidates`` most fractional edges by
-    strong branching on the warm-started LP, :func:`choose_branch_strong`; probes capped at
-    ``strong_iterations`` dual-simplex pivots; an edge probed ``strong_reliable`` times is
-    scored by its pseudocosts instead, 0 always probes).  Children warm-start the LP from
-    their parent's basis.
-    ``primal_first``: with a polished LP point, each separation round adds the clusters
-    violated at η (eq. 6; support-graph components and cycles, else greedy growth with
-    local search, most violated first — the routines of :mod:`lpbn.lp.separation`)
-    together with the most violated cycles (eqs. 18-19) and falls back to eq. 20 growth
-    (default: when n <= PRIMAL_FIRST_MAX_N); ``exact_separation`` (``"none"``, ``"root"``,
-    ``"all"``) says where exact cluster separation is the last resort (default ``"none"``;
-    B&B stays exact without it).
-    ``k_max``: when no eq. 6 cluster is violated at η, separate k-cluster constraints
-    (Cussens et al. 2017) for 2 <= k <= ``k_max`` (1 disables them; at most
-    ``kernels.MAX_K``); the dual treats them like clusters with constant k λ_C (see
-    :mod:`lpbn.dual.kernels`).  They need the polished LP point, so they are only
-    separated with ``primal_first``.  ``kcluster_nodes`` says how below the root (where both
-    ways run): ``"binding"`` (default) over the binding clusters only, ``"all"`` also by greedy
-    growth, ``"root"`` not at all; k-clusters once found stay in the LP everywhere.
-    ``grow_seeds`` caps the seeds of the eq. 20 greedy growth (default: every node).
-    ``tail_rounds``/``tail_gain`` (root: ``root_tail_rounds``/``root_tail_gain``): a node
-    stops separating and branches once its last ``tail_rounds`` rounds lowered the bound by
-    less than ``tail_gain`` times its gap to the incumbent (0 rounds: no tailing-off rule).
-    At the root the default is no rule with ``primal_first`` (separation at the exact LP point
-    keeps paying: munin1-5000 closes its 1.5% root gap without branching only so) and 5 rounds
-    without it (the dual-side separation of the wide caches tails off: diabetes-5000's 60 s gap
-    is 0.146% without the rule, 0.041% with it).
-    ``node_sweeps`` caps CD sweeps per non-root node; ``node_stall_rounds`` is the number of
-    rounds without progress before a node is branched; ``root_polish`` forces one exact
-    polish at the root.  ``on_sweep`` is called after every CD sweep with
-    ``{"node_bound", "bound", "best", "nodes"}`` where ``bound`` is the global upper bound.
-    ``incumbent``: a DAG to start from (a :class:`~lpbn.result.DAG` over the cache's
-    variables, every parent set a candidate), e.g. from ``method="asobs"``;
-    ``incumbent_feed``: a function polled before every node that returns None or candidate
-    indices of a DAG found elsewhere (a search running beside the dual).
-    ``separation_batch`` (clusters added per separation round) and ``round_sweeps`` (CD sweeps
-    per round without the LP polish) default to 200 and 200 up to SCALE_N variables; beyond,
-    to n // 2 and 10: on a 10,000-variable cache the 90-s bound went from -24.10e6 to
-    -26.75e6 (results/scale/README.md), while munin-5000 (n = 1041) is unchanged.
-    ``certificate``: record the branch-and-bound tree (every node's branching decision and
-    its certified λ) in ``result.extra["certificate_tree"]``, from which
-    :mod:`lpbn.certificate` writes a file that :mod:`lpbn.verify` checks independently.
-    ``local_search`` scales the effort of the ordering-based local search
-    (:mod:`lpbn.dual.incumbent`, seeded with ``seed``) that improves the incumbent from the
-    min-regret decoded orders (§5.2): it climbs from every round's order and gets
-    ``local_search * OBS_CLIMBS_PER_SWEEP`` perturbation climbs per unit of relaxation work
-    (a CD sweep; a round counts OBS_ROUND_SWEEPS), divided by the estimated cost of a climb
-    (max(1, n^2 / OBS_CLIMB_N2) sweeps), so runs are reproducible (up to the time limit);
-    0 disables it.  It only offers DAGs, never bounds.
-    """
-    if unknown:
-        raise InputError(f"method 'dual' got unknown option(s): {', '.join(sorted(unknown))}")
+               certificate: bool = False) -> SolveResult:
+    """The body of :func:`solve_dual`, with every option of
+    :class:`~lpbn.dual.options.DualOptions` (same names and defaults; validated there)."""
     orig = cache
     if prune:
         cache = cache.prune_dominated()

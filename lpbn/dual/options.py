@@ -1,0 +1,143 @@
+"""The options of ``method="dual"`` (:func:`lpbn.dual.solver.solve_dual`), in one dataclass.
+
+Every option is a field of :class:`DualOptions` with its default and its documentation
+(``field(metadata={"doc": ...})``), so that :func:`lpbn.solve.show_options` can list them the
+way ``scipy.optimize.show_options`` does, and :meth:`DualOptions.validate` checks them before
+the solver starts.  References are to Jaakkola, Sontag, Globerson & Meila, "Learning Bayesian
+network structure using LP relaxations", AISTATS 2010 (eq. and § numbers), unless named.
+
+The paper's pure algorithm — dual coordinate descent (§5.1) with subgradient steps, dual
+separation by eq. 20 growth (§5.3), decoding (§5.2) and branch and bound (§6) — is one option
+away: ``lp_polish=False`` (which also makes ``branching`` default to the §6 rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import InputError
+
+BRANCHING = ("flips", "eta", "strong")
+EXACT_SEPARATION = ("none", "root", "all")
+KCLUSTER_NODES = ("root", "binding", "all")
+
+
+def _opt(default: Any, doc: str) -> Any:
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass
+class DualOptions:
+    """Options of the dual LP branch and bound (``lpbn.solve(cache, method="dual", **options)``).
+
+    ``None`` defaults are resolved per cache by :meth:`resolved` (see each option).
+    """
+
+    prune: bool = _opt(True, "Drop subset-dominated parent sets first (safe for the optimum).")
+    lp_polish: bool | None = _opt(None, (
+        "Follow each stalled CD phase (§5.1) by an exact warm-started HiGHS solve of the dual LP "
+        "over the current clusters (lpbn.dual.polish), which also gives the LP point η used for "
+        "primal separation, η-rounding and edge branching.  False: the paper's pure CD + "
+        "subgradient algorithm.  Default: when m <= POLISH_MAX_ROWS (300,000) candidates."))
+    root_polish: bool = _opt(False, "One extra exact LP polish at the root, after its relaxation.")
+    branching: str | None = _opt(None, (
+        "'flips' (§6 key node with most I_C flips; default without lp_polish), 'eta' (edge "
+        "p -> i with LP marginal μ_pi, eq. 3, closest to 1/2, as the cluster {i, p}) or 'strong' "
+        "(default with lp_polish: reliability branching, Achterberg et al. 2005, over the "
+        "strong_candidates most fractional edges on the warm-started LP).  Children warm-start "
+        "the LP from their parent's basis."))
+    strong_candidates: int = _opt(24, "Edges probed per node by strong branching.")
+    strong_iterations: int = _opt(50, "Dual-simplex pivots per strong-branching probe.")
+    strong_reliable: int = _opt(1, (
+        "Probes after which an edge is scored by its pseudocosts instead (0: always probe)."))
+    strong_lookahead: int = _opt(0, (
+        "Stop probing after this many candidates in a row did not beat the best (0: probe all)."))
+    node_sweeps: int = _opt(2000, "CD sweeps per non-root node at most.")
+    node_stall_rounds: int = _opt(1, "Rounds without progress before a non-root node is branched.")
+    primal_first: bool | None = _opt(None, (
+        "With a polished LP point, each separation round adds the clusters violated at η (eq. 6; "
+        "support-graph components and cycles, else greedy growth, lpbn.lp.separation) with the "
+        "most violated cycles (eqs. 18-19), falling back to eq. 20 growth.  Default: when "
+        "n <= PRIMAL_FIRST_MAX_N (256)."))
+    exact_separation: str = _opt("none", (
+        "Where exact cluster separation (lpbn.lp.exact_separation) is the last resort: 'none', "
+        "'root' or 'all' (B&B stays exact without it)."))
+    grow_seeds: int | None = _opt(None, "Seeds of the eq. 20 greedy growth at most (default: every node).")
+    k_max: int = _opt(3, (
+        "When no eq. 6 cluster is violated at η, separate k-cluster constraints (Cussens et al. "
+        "2017) for 2 <= k <= k_max (1 disables them; at most kernels.MAX_K); needs primal_first."))
+    kcluster_nodes: str = _opt("binding", (
+        "k-clusters below the root: 'binding' (over the binding clusters only), 'all' (also by "
+        "greedy growth) or 'root' (not at all); found ones stay in the LP everywhere."))
+    tail_rounds: int = _opt(3, (
+        "A non-root node stops separating and branches once its last tail_rounds rounds lowered "
+        "the bound by less than tail_gain times its gap to the incumbent (0: no rule)."))
+    tail_gain: float = _opt(0.01, "See tail_rounds.")
+    root_tail_rounds: int | None = _opt(None, (
+        "tail_rounds at the root.  Default: 0 with primal_first (munin1-5000 closes its root gap "
+        "only so), else 5 (diabetes-5000: 60-s gap 0.146% without the rule, 0.041% with it)."))
+    root_tail_gain: float = _opt(0.001, "tail_gain at the root.")
+    separation_batch: int | None = _opt(None, (
+        "Clusters added per separation round.  Default: 200 up to SCALE_N (1000) variables, "
+        "n // 2 beyond (results/scale/README.md)."))
+    round_sweeps: int | None = _opt(None, (
+        "CD sweeps per round without the LP polish.  Default: 200 up to SCALE_N variables, 10 beyond."))
+    local_search: float = _opt(0.05, (
+        "Effort of the ordering-based local search that improves the incumbent from the "
+        "min-regret decoded orders (§5.2; lpbn.dual.incumbent): local_search x "
+        "OBS_CLIMBS_PER_SWEEP climbs per CD sweep of relaxation work, divided by the estimated "
+        "climb cost (reproducible up to the time limit); 0 disables it.  It only offers DAGs."))
+    seed: int = _opt(0, "Seed of the local search.")
+    incumbent: Any = _opt(None, (
+        "A DAG to start from (a DAG over the cache's variables, every parent set a candidate), "
+        "e.g. from method='asobs'."))
+    incumbent_feed: Callable[[], Any] | None = _opt(None, (
+        "A function polled before every node that returns None or the candidate indices of a "
+        "DAG found elsewhere (a search running beside the dual)."))
+    on_sweep: Callable[[dict[str, Any]], None] | None = _opt(None, (
+        "Called after every CD sweep with {'node_bound', 'bound', 'best', 'nodes'}, where "
+        "'bound' is the global upper bound."))
+    certificate: bool = _opt(False, (
+        "Record the branch-and-bound tree (each node's branching decision and certified λ) in "
+        "result.extra['certificate_tree'] for lpbn.certificate / lpbn.verify."))
+
+    # ------------------------------------------------------------------ checks and defaults
+    def validate(self) -> "DualOptions":
+        """Raise :class:`~lpbn.errors.InputError` for a value the solver cannot take."""
+        from .kernels import MAX_K
+
+        def bad(name: str, what: str) -> InputError:
+            return InputError(f"method 'dual': {name} must be {what}, got {getattr(self, name)!r}")
+
+        if self.branching is not None and self.branching not in BRANCHING:
+            raise bad("branching", "one of " + ", ".join(map(repr, BRANCHING)))
+        if self.exact_separation not in EXACT_SEPARATION:
+            raise bad("exact_separation", "one of " + ", ".join(map(repr, EXACT_SEPARATION)))
+        if self.kcluster_nodes not in KCLUSTER_NODES:
+            raise InputError(f"method 'dual': kcluster_nodes must be 'root', 'binding' or 'all', "
+                             f"got {self.kcluster_nodes!r}")
+        try:
+            k_ok = int(self.k_max) == self.k_max and 1 <= int(self.k_max) <= MAX_K
+        except (TypeError, ValueError):
+            k_ok = False
+        if not k_ok:
+            raise InputError(f"method 'dual': k_max must be between 1 and {MAX_K}, got {self.k_max!r}")
+        for name in ("separation_batch", "round_sweeps"):
+            v = getattr(self, name)
+            if v is not None and int(v) < 1:
+                raise InputError("method 'dual': separation_batch and round_sweeps must be >= 1")
+        if self.lp_polish is not None and not isinstance(self.lp_polish, bool):
+            raise bad("lp_polish", "true, false or None")
+        return self
+
+    @classmethod
+    def fields(cls) -> list[tuple[str, Any, str]]:
+        """``(name, default, doc)`` of every option, in declaration order."""
+        return [(f.name, f.default, f.metadata.get("doc", "")) for f in dataclasses.fields(cls)]
+
+
+def describe() -> list[tuple[str, Any, str]]:
+    """The options of ``method="dual"`` as ``(name, default, doc)`` (for ``show_options``)."""
+    return DualOptions.fields()
