@@ -164,7 +164,7 @@ def test_cd_sweep_monotone_and_decode_valid():
 
 
 def test_shared_exact_sample(shared):
-    """A bounded sample of the shared exact-optimum files (full sweep: lpbn.dual.benchmark)."""
+    """A bounded sample of the shared exact-optimum files (full sweep: lpbn bench small --methods dual)."""
     known = json.loads((shared / "instances" / "KNOWN_OPTIMA.json").read_text())["computed_exact_dp"]
     items = sorted(known.items(), key=lambda kv: kv[1]["n"])
     picked = items[::max(1, len(items) // 15)]
