@@ -24,7 +24,7 @@ from .cache import ScoreCache
 from .errors import ResourceLimitError
 from .options import parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
-from .solve import SolveControl
+from .control import SolveControl
 
 DEFAULT_MEMORY_LIMIT = 8 * 2**30
 MAX_N = 30
