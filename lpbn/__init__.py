@@ -9,7 +9,7 @@ from .constraints import Constraints
 from .errors import DataFileError, InputError, LpbnError, LpbnWarning, ScoreFileError
 from .formats import parse_scores, read_scores, write_scores
 from .result import DAG, SolveResult
-from .solve import SolveControl, available_methods, register_method, solve
+from .solve import SolveControl, available_methods, register_method, show_options, solve
 # not lazy: importing the submodule lpbn.learn would set the attribute ``lpbn.learn`` to the
 # module and shadow the function (learn.py imports nothing heavy at module level)
 from .learn import LearnResult, learn
@@ -38,5 +38,5 @@ def __getattr__(name: str):
 __all__ = [
     "DAG", "CacheSummary", "Constraints", "DataFileError", "InputError", "LearnResult", "LpbnError", "LpbnWarning",
     "ScoreCache", "ScoreFileError", "SolveControl", "SolveResult", "available_methods",
-    "learn", "parse_scores", "read_scores", "register_method", "solve", "verify", "write_scores",
+    "learn", "parse_scores", "read_scores", "register_method", "show_options", "solve", "verify", "write_scores",
 ]

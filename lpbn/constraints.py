@@ -59,7 +59,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .errors import InputError, _LocatedError
+from .errors import InputError, LocatedError
 
 __all__ = ["Constraints", "InfeasibleConstraints", "ConstraintFileError", "solve_constrained",
            "MAX_ADJACENCY_BRANCHES"]
@@ -75,7 +75,7 @@ class InfeasibleConstraints(InputError):
     """No DAG satisfies the constraints (with the cache's candidates); the message says why."""
 
 
-class ConstraintFileError(_LocatedError):
+class ConstraintFileError(LocatedError):
     """A constraints file (TOML or GOBNILP lines) is malformed or uses unsupported syntax."""
 
 
@@ -385,7 +385,7 @@ class Constraints:
         Raises :class:`InfeasibleConstraints` when no DAG is left, and InputError when
         required adjacencies are present (they need :func:`solve_constrained`) unless
         ``skip_adjacent`` (they are then left to the solve)."""
-        from .cache import ScoreCache, _gather_csr, _greedy_order
+        from .cache import ScoreCache, gather_csr, greedy_order
         r = self.resolve(cache.names)
         if r.require_adjacent and not skip_adjacent:
             raise InputError("required adjacency cannot be applied by pruning one cache: solve with "
@@ -407,13 +407,13 @@ class Constraints:
         np.cumsum(counts, out=offsets[1:])
         ptr = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(cache.sizes[idx], out=ptr[1:])
-        items = _gather_csr(cache.pset_ptr, cache.pset_items, idx.astype(np.int64), ptr)
+        items = gather_csr(cache.pset_ptr, cache.pset_items, idx.astype(np.int64), ptr)
         meta = dict(cache.meta)
         meta["constraints"] = self.to_dict()
         meta["constraints_removed"] = int(meta.get("constraints_removed", 0)) + int(cache.m - len(idx))
         out = ScoreCache(cache.names, offsets, cache.scores[idx], ptr, items, meta=meta, source=cache.source,
                          check_feasible=False)
-        placed = _greedy_order(n, out.offsets, out.pset_ptr, out.pset_items)
+        placed = greedy_order(n, out.offsets, out.pset_ptr, out.pset_items)
         if not placed.all():
             stuck = [cache.names[i] for i in np.flatnonzero(~placed)]
             raise InfeasibleConstraints(

@@ -15,7 +15,7 @@ class InputError(LpbnError, ValueError):
     """Bad input from the user: a file, an option or an argument (CLI exit code 2)."""
 
 
-class _LocatedError(InputError):
+class LocatedError(InputError):
     """An input error that knows the file, line (1-based) and column it is about."""
 
     def __init__(self, message: str, path: str | None = None, line: int | None = None,
@@ -27,7 +27,7 @@ class _LocatedError(InputError):
         super().__init__(_locate(message, path, line, column))
 
 
-class ScoreFileError(_LocatedError):
+class ScoreFileError(LocatedError):
     """A local-score file (jkl, pss) is malformed or describes an unusable instance.
 
     The message always names the file and, where it applies, the line (1-based) and
@@ -35,7 +35,7 @@ class ScoreFileError(_LocatedError):
     """
 
 
-class DataFileError(_LocatedError):
+class DataFileError(LocatedError):
     """A data file (CSV, .dat) or data array is malformed."""
 
 

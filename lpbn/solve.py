@@ -99,6 +99,11 @@ def show_options(method: str | None = None, disp: bool = True) -> str | None:
     return text
 
 
+def registered_methods() -> list[str]:
+    """Names of every registered method (importable or not), in registration order."""
+    return list(_METHODS)
+
+
 def available_methods() -> list[str]:
     """Names of registered methods whose implementation can be imported."""
     names = []

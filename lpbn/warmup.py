@@ -65,7 +65,7 @@ def _marker(method: str) -> Path:
     return _marker_dir() / f"lpbn-warm-{method}-{_fingerprint()}"
 
 
-_compiling = False     # inside _compile: solve() must not spawn another warm-up
+_compiling = False     # inside compile_method: solve() must not spawn another warm-up
 
 
 #: set in the warm-up child's environment: nothing below it may spawn another warm-up
@@ -139,7 +139,7 @@ def quick_dag(cache) -> tuple[np.ndarray, float]:
     return choice, float(cache.scores[choice].sum())
 
 
-def _compile(method: str) -> None:
+def compile_method(method: str) -> None:
     """Solve small random caches with ``method`` (fills numba's cache), then mark it warm."""
     global _compiling
     from .solve import solve
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(marker.with_suffix(".lock"), "w") as lock:
             _lock(lock)      # one compiling process per method; the others wait, then skip
             if not marker.exists():
-                _compile(m)
+                compile_method(m)
     return 0
 
 

@@ -7,7 +7,7 @@ import math
 import sys
 
 from ..errors import InputError
-from ..solve import _METHODS
+from ..solve import registered_methods
 from .common import emit
 
 HELP = "learn a Bayesian network (certified DAG + fitted CPTs) from discrete data"
@@ -34,7 +34,7 @@ def add_arguments(p) -> None:
     p.add_argument("--ess", type=float, default=1.0, metavar="A",
                    help="BDeu equivalent sample size of the structure score (default 1)")
     p.add_argument("--max-parents", type=int, metavar="K", help="parent limit (BIC also gets Tian's bound)")
-    p.add_argument("--method", default="auto", choices=["auto", *_METHODS],
+    p.add_argument("--method", default="auto", choices=["auto", *registered_methods()],
                    help="solver method (default auto; see lpbn solve --help)")
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="stop the solve after S seconds with the best DAG so far")

@@ -13,7 +13,7 @@ from ..options import SHARED
 from ..formats import read_scores
 from ..signals import Interrupted
 from ..constraints import add_arguments as add_constraint_arguments, from_args as constraints_from_args
-from ..solve import _METHODS, solve
+from ..solve import registered_methods, solve
 from .common import emit
 
 HELP = "learn a maximum-score DAG from a score file"
@@ -21,7 +21,7 @@ HELP = "learn a maximum-score DAG from a score file"
 
 def add_arguments(p) -> None:
     p.add_argument("file", help="score file (jkl or pss, optionally .gz)")
-    p.add_argument("--method", default="auto", choices=["auto", *_METHODS],
+    p.add_argument("--method", default="auto", choices=["auto", *registered_methods()],
                    help="auto = dp for n <= 20, bfbnb for dense caches with n <= 30, dual for "
                         "n <= 100 (at most 500 sets per variable), highs for sparse caches (at most 200 "
                         "sets per variable, 250,000 in all), else asobs: ASOBS beside the dual bound "

@@ -19,7 +19,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..warmup import METHODS, _compile, is_warm
+    from ..warmup import METHODS, compile_method, is_warm
     methods = args.methods or list(METHODS)
     bad = [m for m in methods if m not in METHODS]
     if bad:
@@ -28,7 +28,7 @@ def run(args) -> int:
         t0 = time.perf_counter()
         state = "already compiled" if is_warm(m) else None
         if state is None:
-            _compile(m)
+            compile_method(m)
             state = f"compiled in {time.perf_counter() - t0:.1f} s"
         print(f"{m:9s} {state}", file=sys.stderr)
     return 0

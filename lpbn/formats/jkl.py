@@ -27,7 +27,7 @@ from ..errors import LpbnWarning, ScoreFileError
 from .textio import parse_float, parse_int, read_text, text_lines
 
 
-class _Lines:
+class Lines:
     """Significant lines of a text as (line number, tokens)."""
 
     def __init__(self, text: str, path: str = "<string>"):
@@ -61,7 +61,7 @@ _int = parse_int
 
 def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
     """Parse jkl text into a :class:`ScoreCache` (see module docstring)."""
-    src = _Lines(text, path)
+    src = Lines(text, path)
 
     def fail(msg: str, line: int | None = None, col: int | None = None):
         raise ScoreFileError(msg, path, line, col)
@@ -105,7 +105,7 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
 
     _check_trailing(src, path, name_line)
     index = {v: i for i, v in enumerate(names)}
-    return _build(names, raw, index, path, src, meta={"format": "jkl", **_header_meta(src.lines)})
+    return build_cache(names, raw, index, path, src, meta={"format": "jkl", **_header_meta(src.lines)})
 
 
 #: meta keys ``write_jkl`` records in a leading ``# lpbn: key=value ...`` comment (BLIP writes
@@ -165,7 +165,7 @@ def _score_line(toks, ln, src, fail, name, k, c):
     return ln, score, toks[2:]
 
 
-def _check_trailing(src: _Lines, path: str, name_line: dict[str, int]) -> None:
+def _check_trailing(src: Lines, path: str, name_line: dict[str, int]) -> None:
     rest = src.next()
     if rest is None:
         return
@@ -187,7 +187,7 @@ def _check_trailing(src: _Lines, path: str, name_line: dict[str, int]) -> None:
                   f"{len(name_line)} variable blocks (side constraints?)", LpbnWarning, stacklevel=4)
 
 
-def _build(names, raw, index, path, src, meta) -> ScoreCache:
+def build_cache(names, raw, index, path, src, meta) -> ScoreCache:
     """Resolve parent names, check each set, build the cache (duplicates: keep best, warn)."""
     scores: list[float] = []
     items: list[int] = []

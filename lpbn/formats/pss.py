@@ -21,7 +21,7 @@ import os
 from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..errors import ScoreFileError
-from .jkl import _build, _Lines
+from .jkl import build_cache, Lines
 from .textio import parse_float, parse_int, read_text
 
 
@@ -33,7 +33,7 @@ def _meta(toks: list[str]) -> tuple[str, str]:
 
 def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
     """Parse URLearning pss text into a :class:`ScoreCache`."""
-    src = _Lines(text, path)
+    src = Lines(text, path)
     meta: dict = {"format": "pss"}
     names: list[str] = []
     name_line: dict[str, int] = {}
@@ -82,7 +82,7 @@ def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
     if all(a is not None for a in arities):
         meta["arities"] = arities
     index = {v: i for i, v in enumerate(names)}
-    return _build(names, raw, index, path, src, meta=meta)
+    return build_cache(names, raw, index, path, src, meta=meta)
 
 
 def read_pss(path: str | os.PathLike) -> ScoreCache:

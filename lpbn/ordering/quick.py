@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-from ..cache import _best_within as _best_in  # best-first scan, shared kernel
+from ..cache_kernels import best_within as _best_in  # best-first scan, shared kernel
 from ..signals import pending
 
 

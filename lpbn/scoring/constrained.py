@@ -137,7 +137,7 @@ def required_sets(ctx, x: int, R: tuple[int, ...], allowed: list[int], limit: in
 
 
 def _dominance_keep(sets: list[tuple[int, ...]], scores: list[float], n: int) -> np.ndarray:
-    from .explore.exhaustive import _dominance_keep as keep_kernel
+    from .explore.exhaustive import dominance_keep as keep_kernel
     width = max(1, max(len(s) for s in sets))
     arr = np.zeros((len(sets), width), dtype=np.int64)
     sizes = np.array([len(s) for s in sets], dtype=np.int64)

@@ -25,7 +25,7 @@ from .dfbnb import (ST_COUNTED, ST_CUT, ST_ENTROPY, ST_JOINT_HITS, ST_TW, dfbnb_
 from .memo import new_joint_table
 
 
-def _dominance_keep(sets, sizes, scores, k, n):
+def dominance_keep(sets, sizes, scores, k, n):
     """Theorem 3 (Chen et al.; Teyssier-Koller for k = 1): keep a set unless >= k of its
     proper subsets in the list score at least as well."""
     W = (n + 63) // 64
@@ -97,7 +97,7 @@ def explore(ctx, x: int) -> dict[str, Any]:
     if ctx.order is not None and "dominance" in ctx.rules:
         sets, sizes, scores = _fixed_order_best(sets, sizes, scores, k3p, k3_scores, tree)
     elif "dominance" in ctx.rules:
-        keep = np.flatnonzero(_dominance_keep(sets, sizes, scores, ctx.k, ctx.n))
+        keep = np.flatnonzero(dominance_keep(sets, sizes, scores, ctx.k, ctx.n))
         sets, sizes, scores = sets[keep], sizes[keep], scores[keep]
     return {"x": x, "sets": sets, "sizes": sizes, "scores": scores,
             "counted": int(st[ST_COUNTED]), "cut": int(st[ST_CUT]), "tw_bounds": int(st[ST_TW]),
