@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -38,12 +39,19 @@ from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP
 from ..lp.separation import incumbent_clusters
 
+#: CBC's start-up, model writing and solution reading, taken off its ``timeLimit``
+CBC_START_SECONDS = 0.3
+#: below this much time left, CBC is not started (the incumbent and bound so far are returned)
+CBC_MIN_SECONDS = 0.2
+#: seconds to build the PuLP model per candidate parent set (with the generation rows)
+PULP_SECONDS_PER_SET = 2e-5
+
 
 class _TrackedSubprocess:
     """The ``subprocess`` module as PuLP's CBC driver sees it, with a ``Popen`` that registers
     the CBC process with :func:`lpbn.signals.forward`."""
 
-    def __init__(self, real, stack: contextlib.ExitStack):
+    def __init__(self, real, stack: contextlib.ExitStack, timeout: float | None = None):
         self._real = real
 
         class Popen(real.Popen):
@@ -51,6 +59,18 @@ class _TrackedSubprocess:
                 super().__init__(*args, **kwargs)
                 stack.enter_context(signals.forward(self.pid, signal.SIGINT,
                                                     alive=lambda: self.returncode is None))
+                if timeout is not None:       # CBC overran its own time limit: stop it
+                    timer = threading.Timer(timeout, self._stop)
+                    timer.daemon = True
+                    timer.start()
+                    stack.callback(timer.cancel)
+
+            def _stop(self):
+                if self.returncode is None:
+                    try:
+                        self.send_signal(signal.SIGINT)
+                    except OSError:
+                        pass
         self.Popen = Popen
 
     def __getattr__(self, name):
@@ -58,18 +78,20 @@ class _TrackedSubprocess:
 
 
 @contextlib.contextmanager
-def _cbc_stops_on_request():
+def _cbc_stops_on_request(timeout: float | None = None):
     """PuLP runs CBC with ``subprocess.Popen`` and blocks until it exits.  CBC stops on SIGINT
     with its best solution so far, so a stop request (SIGINT or SIGTERM to lpbn alone,
     :mod:`lpbn.signals`) is forwarded to it as SIGINT: otherwise SIGTERM would wait for
-    CBC's time limit.  (A terminal's Ctrl-C reaches CBC directly as well.)"""
+    CBC's time limit.  (A terminal's Ctrl-C reaches CBC directly as well.)  CBC checks its
+    own ``timeLimit`` only between phases (steel: 2 s late), so with ``timeout`` it also gets
+    SIGINT that many seconds after it started."""
     from pulp.apis import coin_api
     real = getattr(coin_api, "subprocess", None)
     if real is not subprocess:          # another PuLP layout: no forwarding
         yield
         return
     with contextlib.ExitStack() as stack:
-        coin_api.subprocess = _TrackedSubprocess(real, stack)
+        coin_api.subprocess = _TrackedSubprocess(real, stack, timeout)
         try:
             yield
         finally:
@@ -239,6 +261,14 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
                        on_bound=lambda v, eta: (control.improved(bound=v), offer(decode_choice(cache, eta))))
         clusters = lp.clusters
         stats["root_bound"] = res.value
+        # building the PuLP model takes about PULP_SECONDS_PER_SET per candidate (steel,
+        # 37,015 sets: 0.6 s): not when the limit would pass before CBC could start
+        stop = control.should_stop()
+        if not stop and control.remaining() < cache.m * PULP_SECONDS_PER_SET + CBC_MIN_SECONDS:
+            stop = "time_limit"
+        if stop:
+            stats["clusters"] = len(clusters)
+            return incumbent.result(stop, "pulp-cbc", stats, "stopped after the root cutting-plane loop")
     model = PulpModel(cache, clusters)
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
@@ -254,16 +284,19 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
         if stop:
             return finish(stop)
         left = control.remaining()
-        kw = {"timeLimit": max(1.0, left)} if math.isfinite(left) else {}
+        if math.isfinite(left) and left < CBC_MIN_SECONDS:
+            return finish("time_limit")       # too little left to start CBC and read its answer
+        kw = {"timeLimit": max(CBC_MIN_SECONDS, left - CBC_START_SECONDS)} if math.isfinite(left) else {}
         solver = pulp.PULP_CBC_CMD(msg=msg, threads=threads, gapRel=1e-10, **kw)
         try:
-            with _cbc_stops_on_request():
+            with _cbc_stops_on_request(left if math.isfinite(left) else None):
                 model.prob.solve(solver)
         except pulp.PulpSolverError as exc:
-            if control.should_stop() != "interrupted":
+            stop = control.should_stop()
+            if stop not in ("interrupted", "time_limit"):
                 raise
             stats["cbc_error"] = str(exc)       # CBC ended by the stop request, no solution
-            return finish("interrupted")
+            return finish(stop)
         stats["mip_rounds"] += 1
         status = pulp.LpStatus[model.prob.status]
         sol_status = getattr(model.prob, "sol_status", None)
