@@ -31,7 +31,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .errors import LpbnWarning, ScoreFileError
+from .errors import InputError, LpbnWarning, ScoreFileError
 
 #: the largest sum over variables of each variable's largest |local score| a cache may have:
 #: beyond it a DAG's score, or a bound's sum of maxima, could overflow float64
@@ -366,8 +366,8 @@ class ScoreCache:
 
     def restrict_in_degree(self, max_parents: int) -> "ScoreCache":
         """Keep only candidates with at most ``max_parents`` parents (a modelling choice)."""
-        if max_parents < 0:
-            raise ValueError("max_parents must be >= 0")
+        if not max_parents >= 0:
+            raise InputError(f"max_parents must be >= 0, got {max_parents}")
         keep = self.sizes <= max_parents
         if keep.all():
             return self

@@ -256,11 +256,17 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
     def pick(xs):
         return xs[int(rng.integers(len(xs)))]
     files = [score_file, data_file, str(workdir / "missing.jkl"), str(workdir), "/dev/null"]
-    cmd = pick(["solve", "solve", "score", "convert", "info", "export", "gap", "sample", "learn", "draw", "bogus"])
+    cmd = pick(["solve", "solve", "score", "convert", "info", "export", "gap", "sample", "learn", "draw",
+                "verify", "bogus"])
     argv = [cmd]
+    cert = str(workdir / pick(["c.json", "c.json.gz", "no/such/c.json"]))
     if cmd == "solve":
         argv += [pick(files + [score_file] * 3), "--method", pick(["dp", "dual", "highs", "bfbnb", "auto", "nope"]),
                  "--time-limit", pick(["2", "0", "-1", "abc", "nan"])]
+        if rng.random() < 0.2:
+            argv += ["--certificate", cert]
+        if rng.random() < 0.2:
+            argv += ["--k-best", pick(["2", "5", "0", "-1", "x"])] + (["--classes"] if rng.random() < 0.5 else [])
         if rng.random() < 0.5:
             argv += ["--option", pick(["k_max=abc", 'seed="x"', "seed=3", "bogus=1", "=", "prune=false",
                                        "time-limit=3", "memory_limit=1"])]
@@ -308,6 +314,12 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
                  "-o", str(workdir / pick(["d.svg", "d.png", "d.xyz", "no/such/d.svg"])),
                  "--engine", pick(["auto", "matplotlib", "dot"])]
         return argv
+    elif cmd == "verify":
+        argv += [pick(files + [score_file] * 3),
+                 pick([str(workdir / "o.json"), score_file, data_file, str(workdir / "none.json")])]
+        if rng.random() < 0.7:
+            argv += [pick([cert, score_file, str(workdir / "o.json")])]
+        return argv
     elif cmd == "sample":
         argv += ["--variables", pick(["3", "0", "-2", "x", "5"]), "--rows", pick(["20", "0", "-1", "x"]),
                  "--max-in-degree", pick(["2", "-1", "50"]), "--arities", pick(["2", "2,3", "0", "x", "1"]), "--quiet"]
@@ -319,7 +331,8 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
 def fuzz_cli(score_file: Path, data_file: Path, cases: int, seed: int, workdir: Path,
              deadline: float = 60.0) -> Tally:
     """Random command lines through :func:`lpbn.cli.main`, in process: exit 0 or 2 (one line
-    on stderr) are fine, exit 1 (internal error) or any exception escaping ``main`` is not."""
+    on stderr) are fine (and ``verify``'s exit 1, a failed check), exit 1 (internal error) or
+    any exception escaping ``main`` is not."""
     from .cli import main
     rng = np.random.default_rng(seed)
     tally = Tally("command line")
@@ -335,6 +348,8 @@ def fuzz_cli(score_file: Path, data_file: Path, cases: int, seed: int, workdir: 
                 return "documented" if len(lines) == 1 else f"exit 2 without one error line: {err.getvalue()[:200]!r}"
             if code == 0:
                 return None
+            if code == 1 and argv[0] == "verify" and "internal error" not in err.getvalue():
+                return None         # verify's exit 1: a check failed (the result is not the cache's)
             return f"exit {code}: {err.getvalue().strip()[-300:]}"
         _record(tally, {"case": c, "argv": argv}, check, deadline)
     return tally

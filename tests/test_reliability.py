@@ -84,6 +84,13 @@ def test_memory_limit_must_be_positive(instances, capsys):
     assert main(["solve", str(instances / WINE), "--method", "dp", "--memory-limit", "-1"]) == 2
 
 
+def test_negative_max_parents_in_convert_exits_2(instances, tmp_path, capsys):
+    """Found by the fuzzer once it drew convert lines with --max-parents -1."""
+    assert main(["convert", str(instances / WINE), "--max-parents", "-1", str(tmp_path / "o.jkl")]) == 2
+    assert "max_parents must be >= 0" in capsys.readouterr().err
+    assert not (tmp_path / "o.jkl").exists()
+
+
 def test_missing_plugin_exits_2(tmp_path, capsys):
     assert main(["bench", "smoke", "--plugin", str(tmp_path / "none.py"), "-o", str(tmp_path / "b")]) == 2
     assert "--plugin" in capsys.readouterr().err
