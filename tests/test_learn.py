@@ -137,6 +137,18 @@ def test_bif_round_trip_through_pgmpy(asia, tmp_path):
     assert_same_as_pgmpy(asia.network, model, *bif_identifiers(asia.network))
 
 
+def test_solve_writes_bif_with_cpts_fitted_to_the_data(asia, instances, tmp_path, capsys):
+    data = instances / ASIA
+    cache = tmp_path / "asia.jkl"
+    assert main(["score", str(data), "-o", str(cache), "--quiet"]) == 0
+    out = tmp_path / "solved.bif"
+    assert main(["solve", str(cache), "--format", "bif", "--data", str(data), "-o", str(out)]) == 0
+    assert out.read_text() == write_bif(asia.network, None)     # same DAG and CPTs as lpbn learn
+    assert main(["solve", str(cache), "--format", "bif"]) == 2
+    assert "--format bif needs --data" in capsys.readouterr().err
+    assert main(["solve", str(cache), "--data", str(data)]) == 2
+
+
 def test_bif_names_are_sanitised_and_distinct():
     pytest.importorskip("pgmpy")
     from pgmpy.readwrite import BIFReader

@@ -46,7 +46,13 @@ def add_arguments(p) -> None:
     add_constraint_arguments(p)
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="method-specific option (repeatable; VALUE parsed as JSON if possible)")
-    p.add_argument("--format", choices=("text", "json", "dot"), default="text")
+    p.add_argument("--format", choices=("text", "json", "dot", "bif"), default="text",
+                   help="text, json, dot, or bif: the network with CPTs fitted to --data (as lpbn learn)")
+    p.add_argument("--data", metavar="FILE",
+                   help="with --format bif: the data the cache was scored from (CSV or .dat), to fit the CPTs")
+    p.add_argument("--fit-ess", type=float, metavar="A",
+                   help="with --format bif: BDeu posterior-mean CPTs with equivalent sample size A "
+                        "(default: maximum likelihood)")
     p.add_argument("-o", "--output", help="write the result here (atomically) instead of stdout")
     p.add_argument("--certificate", metavar="FILE",
                    help="write what proves the upper bound (methods dual and highs; JSON, gzip if FILE ends "
@@ -157,6 +163,11 @@ def _run_kbest(args, cache) -> int:
 
 
 def run(args) -> int:
+    if args.format == "bif" and not args.data:
+        raise InputError("--format bif needs --data FILE (the data the cache was scored from) to fit the "
+                         "CPTs; or use lpbn learn DATA -o net.bif")
+    if args.data and args.format != "bif":
+        raise InputError("--data is used with --format bif only")
     cache = read_scores(args.file)
     if getattr(args, "certificate", None) and (args.k_best is not None or args.classes):
         raise InputError("--certificate proves one result's bound; it is not written with --k-best")
@@ -194,6 +205,8 @@ def run(args) -> int:
         if result.dag is None:
             raise InputError(f"no DAG to draw (status {result.status})")
         text = result.dag.to_dot()
+    elif args.format == "bif":
+        text = _bif(result, args)
     else:
         text = format_text(result)
     emit(text, args.output)
@@ -211,3 +224,12 @@ def run(args) -> int:
     elif result.status != "optimal":
         print(f"lpbn: {result.status}: {note}", file=sys.stderr)
     return 0
+
+
+def _bif(result, args) -> str:
+    """The DAG with CPTs fitted to ``--data`` (maximum likelihood or ``--fit-ess``), as BIF."""
+    from ..fit import fit_network
+    from ..formats.bif import write_bif
+    if result.dag is None:
+        raise InputError(f"no DAG to write (status {result.status})")
+    return write_bif(fit_network(result.dag, args.data, ess=args.fit_ess), None)
