@@ -57,14 +57,6 @@ def popcounts(rows: np.ndarray) -> np.ndarray:
     return np.unpackbits(rows.view(np.uint8), axis=-1).sum(axis=-1).astype(np.int64)
 
 
-def int_to_bitset(mask: int, n: int) -> np.ndarray:
-    """Convert a Python-int bitmask to the multi-word representation."""
-    words = np.zeros(n_words(n), dtype=np.uint64)
-    for w in range(len(words)):
-        words[w] = np.uint64((mask >> (64 * w)) & 0xFFFFFFFFFFFFFFFF)
-    return words
-
-
 def csr_to_bitsets(ptr: np.ndarray, items: np.ndarray, n: int) -> np.ndarray:
     """Bitsets (m, W) of the m sets stored as CSR (``items[ptr[j]:ptr[j+1]]``)."""
     return _csr_to_bitsets(np.asarray(ptr, np.int64), np.asarray(items, np.int32), n_words(n))

@@ -60,6 +60,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from .errors import InputError, LocatedError
+from .result import DAG
 
 __all__ = ["Constraints", "InfeasibleConstraints", "ConstraintFileError", "solve_constrained",
            "MAX_ADJACENCY_BRANCHES"]
@@ -161,21 +162,16 @@ class Constraints:
         kw: dict[str, Any] = {}
         origin: dict[tuple, str] = {}
         tag = where or "constraints"
-        for key in ("forbid", "require"):
+        arc, pair = (_parse_arc, "an arc 'A->B', 'B<-A' or [parent, child]"), \
+            (_parse_pair, "an adjacency 'A-B' or [A, B]")
+        for key, (parse, what) in (("forbid", arc), ("require", arc),
+                                   ("forbid_adjacent", pair), ("require_adjacent", pair)):
             items = []
             for x in _as_list(d.get(key, []), key, where):
-                arc = _parse_arc(x, f"{tag} [{key}]") if isinstance(x, str) else \
-                    _two_names(x, f"{tag} [{key}]", "an arc 'A->B', 'B<-A' or [parent, child]")
-                items.append(arc)
-                origin[(key, arc)] = f"{tag} [{key}]"
-            kw[key] = tuple(items)
-        for key in ("forbid_adjacent", "require_adjacent"):
-            items = []
-            for x in _as_list(d.get(key, []), key, where):
-                pair = _parse_pair(x, f"{tag} [{key}]") if isinstance(x, str) else \
-                    _two_names(x, f"{tag} [{key}]", "an adjacency 'A-B' or [A, B]")
-                items.append(pair)
-                origin[(key, pair)] = f"{tag} [{key}]"
+                item = parse(x, f"{tag} [{key}]") if isinstance(x, str) else \
+                    _two_names(x, f"{tag} [{key}]", what)
+                items.append(item)
+                origin[(key, item)] = f"{tag} [{key}]"
             kw[key] = tuple(items)
         kw["tiers"] = tuple(_as_list(d.get("tiers", []), "tiers", where))
         mp = d.get("max_parents", {})
@@ -509,7 +505,10 @@ class _Resolved:
                 raise InfeasibleConstraints(f"{c._where(('require_adjacent', (nm[a], nm[b])))}{nm[a]} and {nm[b]} "
                                             f"must be adjacent but {self.forbidden_arc(a, b)} and "
                                             f"{self.forbidden_arc(b, a)}")
-        cycle = _find_cycle(self.n, self.require)
+        parents: list[list[int]] = [[] for _ in range(self.n)]
+        for a, b in self.require:
+            parents[b].append(a)
+        cycle = DAG(nm, parents).find_cycle()
         if cycle:
             path = " -> ".join(nm[v] for v in cycle + cycle[:1])
             raise InfeasibleConstraints(f"the required arcs form a directed cycle: {path}")
@@ -541,33 +540,6 @@ class _Resolved:
             hit = np.isin(key, self.require_keys)
             keep &= np.bincount(cand[hit], minlength=m) == self.nreq[fam]
         return keep
-
-
-def _find_cycle(n: int, arcs: list[tuple[int, int]]) -> list[int] | None:
-    children: dict[int, list[int]] = {}
-    for a, b in arcs:
-        children.setdefault(a, []).append(b)
-    color: dict[int, int] = {}
-    for root in list(children):
-        if color.get(root):
-            continue
-        stack = [(root, iter(children.get(root, ())))]
-        path = [root]
-        color[root] = 1
-        while stack:
-            v, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                color[v] = 2
-                stack.pop()
-                path.pop()
-            elif color.get(nxt) == 1:
-                return path[path.index(nxt):]
-            elif not color.get(nxt):
-                color[nxt] = 1
-                stack.append((nxt, iter(children.get(nxt, ()))))
-                path.append(nxt)
-    return None
 
 
 # ---------------------------------------------------------------------- parsing helpers

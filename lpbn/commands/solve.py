@@ -127,6 +127,17 @@ def format_kbest(result) -> str:
     return text
 
 
+def _method_options(args) -> tuple[dict, bool]:
+    """``--option`` pairs plus ``--memory-limit`` (MiB -> bytes), and whether to show progress."""
+    options = _options(args.option)
+    if args.memory_limit is not None:
+        if not (args.memory_limit > 0 and math.isfinite(args.memory_limit)):
+            raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
+        options["memory_limit"] = int(args.memory_limit * 2**20)
+    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    return options, progress
+
+
 def _run_kbest(args, cache) -> int:
     if args.k_best is None:
         raise InputError("--classes needs --k-best K")
@@ -135,12 +146,7 @@ def _run_kbest(args, cache) -> int:
     constraints = constraints_from_args(args)
     if constraints is not None:
         raise InputError("--k-best does not take structural constraints yet; apply them with lpbn score")
-    options = _options(args.option)
-    if args.memory_limit is not None:
-        if not (args.memory_limit > 0 and math.isfinite(args.memory_limit)):
-            raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
-        options["memory_limit"] = int(args.memory_limit * 2**20)
-    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    options, progress = _method_options(args)
     # no subset-dominance pruning: a dominated parent set can be in the second best DAG
     result = solve(cache, k_best=args.k_best, classes=args.classes, engine=args.engine,
                    time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit, node_limit=args.node_limit,
@@ -179,12 +185,7 @@ def run(args) -> int:
         constraints.check_names(cache.names)     # unknown names: exit 2 before any work
     elif not args.no_prune:                  # (constrained: pruned after the constraints)
         cache = cache.prune_dominated()
-    options = _options(args.option)
-    if args.memory_limit is not None:
-        if not (args.memory_limit > 0 and math.isfinite(args.memory_limit)):
-            raise InputError(f"--memory-limit must be a positive number of MiB, got {args.memory_limit}")
-        options["memory_limit"] = int(args.memory_limit * 2**20)
-    progress = args.progress if args.progress is not None else sys.stderr.isatty()
+    options, progress = _method_options(args)
     if getattr(args, "certificate", None):
         from ..certificate import certify_options
         from ..solve import auto_method

@@ -69,16 +69,6 @@ def order_seed(cache: ScoreCache, order: np.ndarray, k: int) -> float:
 
 
 @numba.njit(cache=True)
-def _logadd(a, b):
-    if a == -np.inf:
-        return b
-    if b == -np.inf:
-        return a
-    m = max(a, b)
-    return m + np.log1p(np.exp(-abs(a - b)))
-
-
-@numba.njit(cache=True)
 def _node_rest(d, n, vorder, offs, cmask, cscore, desc_row):
     """Sum over undecided variables (vorder[d:]) of their best candidate closing no cycle
     with the chosen families (desc_row[v] = descendants of v); -inf if one has none.  Also
@@ -145,14 +135,14 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, state, pos, de
             continue                               # would close a directed cycle
         ub = partial[d] + cscore[p] + restsum[d]
         if ub < thr:                               # candidates are sorted: the rest is worse
-            acc[1] = _logadd(acc[1], np.log(end - p) + logcnt[d] + ub)
+            acc[1] = np.logaddexp(acc[1], np.log(end - p) + logcnt[d] + ub)
             if ub > acc[2]:
                 acc[2] = ub
             pos[d] = end
             continue
         if cfull[p] < thr:
             b = min(ub, cfull[p])
-            acc[1] = _logadd(acc[1], logcnt[d] + b)
+            acc[1] = np.logaddexp(acc[1], logcnt[d] + b)
             if b > acc[2]:
                 acc[2] = b
             continue
@@ -182,7 +172,7 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, state, pos, de
         bnd = min(partial[nd] + rest, minfull[nd])
         if bnd < thr:
             if bnd > -np.inf:
-                acc[1] = _logadd(acc[1], logcnt[d] + bnd)
+                acc[1] = np.logaddexp(acc[1], logcnt[d] + bnd)
                 if bnd > acc[2]:
                     acc[2] = bnd
             continue
@@ -210,7 +200,6 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                   chunk: int = CHUNK_NODES) -> dict:
     """Run the engine; returns a dict with the collector and the proof (see api)."""
     from . import tables as tb
-    from .collect import logaddexp
     n = cache.n
     stats: dict = {"engine": "bnb"}
     limit = 4 * 2**30 if memory_limit is None else int(memory_limit)
@@ -251,7 +240,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
     if gone.any():
         # a dropped family: at most prod(other counts) DAGs, each scoring at most full[j]
         lc = logc.sum() - logc[cache.family[gone]] + full[gone]
-        coll.log_rest = logaddexp(coll.log_rest, float(np.logaddexp.reduce(lc)))
+        coll.log_rest = float(np.logaddexp(coll.log_rest, np.logaddexp.reduce(lc)))
         coll.next_bound = max(coll.next_bound, float(full[gone].max()))
     stats["families_kept"] = int(keep.sum())
     stats["families"] = int(cache.m)
@@ -303,7 +292,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         stopped = control.should_stop()
         if stopped:
             break
-    coll.log_rest = logaddexp(coll.log_rest, float(acc[1]))
+    coll.log_rest = float(np.logaddexp(coll.log_rest, acc[1]))
     coll.next_bound = max(coll.next_bound, float(acc[2]))
     stats["nodes"] = int(acc[0])
     open_bound = -math.inf

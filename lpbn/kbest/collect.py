@@ -24,15 +24,6 @@ def tie_tol(score: float) -> float:
     return TIE_RTOL * max(1.0, abs(score))
 
 
-def logaddexp(a: float, b: float) -> float:
-    if a == -math.inf:
-        return b
-    if b == -math.inf:
-        return a
-    m = max(a, b)
-    return m + math.log1p(math.exp(-abs(a - b)))
-
-
 @numba.njit(cache=True)
 def class_keys(pmasks):
     """Markov-equivalence keys of DAGs given as parent masks (rows; n <= 64): the skeleton
@@ -87,7 +78,7 @@ class Collector:
         if bound > self.next_bound:
             self.next_bound = bound
         if log_count > -math.inf and bound > -math.inf:
-            self.log_rest = logaddexp(self.log_rest, bound + log_count)
+            self.log_rest = float(np.logaddexp(self.log_rest, bound + log_count))
 
     def threshold(self) -> float:
         """The K-th best score listed (-inf while fewer than K)."""

@@ -25,7 +25,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from .collect import Collector, logaddexp, tie_tol
+from .collect import Collector, tie_tol
 
 
 def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, threads: int = 1,
@@ -51,7 +51,7 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
             gone = ~keep
             if gone.any() and np.all(np.bincount(cache.family[keep], minlength=cache.n) > 0):
                 lc = logc.sum() - logc[cache.family[gone]] + triv[gone]
-                coll.log_rest = logaddexp(coll.log_rest, float(np.logaddexp.reduce(lc)))
+                coll.log_rest = float(np.logaddexp(coll.log_rest, np.logaddexp.reduce(lc)))
                 coll.next_bound = max(coll.next_bound, float(triv[gone].max()))
                 keep_idx = np.flatnonzero(keep)
                 work = cache._take(keep)
@@ -88,8 +88,8 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
             complete = True
             coll.next_bound = max(coll.next_bound, sol.bound)
             # every DAG not listed scores at most sol.bound; at most prod(counts) of them
-            coll.log_rest = logaddexp(coll.log_rest, float(np.log(work.counts().astype(float)).sum())
-                                      + sol.bound)
+            coll.log_rest = float(np.logaddexp(coll.log_rest, np.log(work.counts().astype(float)).sum()
+                                               + sol.bound))
             break
         choice = np.asarray(sol.choice, dtype=np.int64)
         from ..highs.ilp import choice_is_acyclic
