@@ -420,22 +420,28 @@ def test_pure_cd_mode_is_exact_on_anchors(instances, known_optima, name):
 
 def test_dual_options_are_documented_validated_and_listed():
     """Every dual option is a DualOptions field with a doc; solve_dual's signature (what
-    lpbn.options.check_options reads) and its body agree with it; bad values are refused."""
+    lpbn.options.check_options reads) agrees with it, the branch and bound reads every field
+    and resolves every None default; bad values are refused."""
     import inspect
     import sys
 
+    from lpbn.dual.bnb import BranchAndBound
     from lpbn.dual.options import DualOptions
-    from lpbn.dual.solver import _branch_and_bound, solve_dual
+    from lpbn.dual.solver import solve_dual
     from lpbn.errors import InputError
     fields = DualOptions.fields()
     assert all(doc for _, _, doc in fields)
     sig = {k: p.default for k, p in list(inspect.signature(solve_dual).parameters.items())[2:]}
-    body = {k: p.default for k, p in list(inspect.signature(_branch_and_bound).parameters.items())[2:]}
-    assert sig == body == {name: default for name, default, _ in fields}
+    assert sig == {name: default for name, default, _ in fields}
+    source = inspect.getsource(sys.modules[BranchAndBound.__module__])
+    assert all(f"opts.{name}" in source for name, _, _ in fields)
     text = sys.modules["lpbn.solve"].show_options("dual", disp=False)
     assert all(f"{name} : default {default!r}" in text for name, default, _ in fields)
     assert "lp_polish" in lpbn.solve.show_options(disp=False)
     cache = random_cache(5, seed=1)
+    resolved = DualOptions().resolved(cache)
+    assert None not in (resolved.lp_polish, resolved.branching, resolved.primal_first,
+                        resolved.root_tail_rounds, resolved.separation_batch, resolved.round_sweeps)
     for bad in ({"branching": "best"}, {"exact_separation": "some"}, {"k_max": 0},
                 {"kcluster_nodes": "x"}, {"round_sweeps": 0}, {"no_such_option": 1}):
         with pytest.raises(InputError):

@@ -132,6 +132,26 @@ class DualOptions:
             raise bad("lp_polish", "true, false or None")
         return self
 
+    def resolved(self, cache: Any) -> DualOptions:
+        """A copy with every ``None`` default set for ``cache`` (the cache the branch and bound
+        runs on, after ``prune``)."""
+        from .bnb import POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
+        lp_polish = self.lp_polish if self.lp_polish is not None else cache.m <= POLISH_MAX_ROWS
+        primal_first = self.primal_first
+        if primal_first is None:
+            primal_first = cache.n <= PRIMAL_FIRST_MAX_N
+        big = cache.n > SCALE_N
+        return dataclasses.replace(
+            self, lp_polish=lp_polish,
+            branching=self.branching if self.branching is not None else
+            "strong" if lp_polish else "flips",
+            primal_first=bool(primal_first),
+            root_tail_rounds=self.root_tail_rounds if self.root_tail_rounds is not None else
+            0 if primal_first else 5,
+            separation_batch=int(self.separation_batch if self.separation_batch is not None else
+                                 cache.n // 2 if big else 200),
+            round_sweeps=int(self.round_sweeps if self.round_sweeps is not None else 10 if big else 200))
+
     @classmethod
     def fields(cls) -> list[tuple[str, Any, str]]:
         """``(name, default, doc)`` of every option, in declaration order."""

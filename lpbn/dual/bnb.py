@@ -1,0 +1,402 @@
+"""The exact solver of ``method="dual"``: best-first branch and bound on the dual bound.
+
+Jaakkola, Sontag, Globerson & Meila, "Learning Bayesian network structure using LP
+relaxations", AISTATS 2010, §6: every node solves the cluster LP relaxation (eq. 7) in the
+dual (eq. 8) by coordinate descent (§5.1, eqs. 9-11), subgradient steps (eqs. 12-13) and
+separation (§5.3) — :func:`lpbn.dual.relax.relax` — and decodes DAGs from it (§5.2, eqs.
+15-16).  The dual objective at any λ >= 0 bounds every DAG of the node, so a node whose bound
+does not exceed the best decoded score is pruned; the open node with the highest bound is
+split next, its two children starting from the parent's clusters and λ (§6).  The search ends
+when the best decoded score meets the highest open bound.
+
+:class:`BranchAndBound` holds the state of one such search, built from a cache, a
+:class:`~lpbn.control.SolveControl` and :class:`~lpbn.dual.options.DualOptions`;
+:meth:`BranchAndBound.run` returns the :class:`~lpbn.result.SolveResult`.  Beyond the paper,
+and each switched off by an option: the exact LP polish (``lp_polish``), edge branching at
+the LP point (``branching``, :mod:`lpbn.dual.branching`), k-cluster constraints (``k_max``)
+and the ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from ..cache import ScoreCache
+from ..control import SolveControl
+from ..errors import InputError
+from ..result import DAG, OPTIMAL, SolveResult
+from ..signals import pending
+from .branching import (
+    Node,
+    Pseudocosts,
+    allowed_mask,
+    choose_branch,
+    choose_branch_eta,
+    choose_branch_strong,
+    fixed_structure,
+)
+from .incumbent import OrderSearch, dag_order
+from .options import DualOptions
+from .polish import polish
+from .relax import Incumbent, closed, relax
+from .state import DualState
+
+#: Polish the dual LP exactly (HiGHS) only below this many candidate rows.
+POLISH_MAX_ROWS = 300_000
+#: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
+OBS_CLIMBS_PER_SWEEP = 20
+#: A relaxation round (LP polish + separation) counts as this many CD sweeps of work.
+OBS_ROUND_SWEEPS = 4
+#: Cost of one OBS climb in CD sweeps, estimated as max(1, n^2 / OBS_CLIMB_N2) (measured:
+#: ~0.2 sweeps at n = 56, ~7 at n = 441, ~70 at n = 1041).
+OBS_CLIMB_N2 = 20_000
+#: ``primal_first`` by default only up to this many variables: each greedy growth at η costs
+#: O(n^2 |support|), which dominates a separation round on the 400-1000-variable caches
+#: (munin1-5000, n = 186, is solved faster with it).
+PRIMAL_FIRST_MAX_N = 256
+#: Perturbation climbs of the first OBS search (from the greedy order, before the root).
+OBS_FIRST_CLIMBS = 20
+#: Above this many variables the relaxation adds many clusters per round and runs few CD sweeps
+#: between separations (``separation_batch`` and ``round_sweeps`` in :class:`DualOptions`).
+SCALE_N = 1000
+
+
+def choice_of(cache: ScoreCache, dag: Any) -> np.ndarray:
+    """Global candidate indices of a DAG's parent sets (InputError when one is not a candidate)."""
+    parents = dag.parents if hasattr(dag, "parents") else dag
+    if len(parents) != cache.n:
+        raise InputError(f"method 'dual': the incumbent has {len(parents)} variables, the cache {cache.n}")
+    choice = cache.indices_of(parents)
+    for i in np.flatnonzero(choice < 0)[:1]:
+        raise InputError(f"method 'dual': the incumbent's parent set {sorted(parents[i])} of {cache.names[i]} "
+                         "is not a candidate")
+    if DAG(cache.names, parents).find_cycle() is not None:
+        raise InputError("method 'dual': the incumbent has a directed cycle")
+    return choice
+
+
+def dag_from_choice(cache: ScoreCache, choice: np.ndarray | None) -> DAG | None:
+    """The DAG whose parent sets are the candidates ``choice`` (None for None)."""
+    if choice is None:
+        return None
+    return DAG(cache.names, [cache.parents(int(j)) for j in choice])
+
+
+class BranchAndBound:
+    """One best-first branch and bound on the dual bound (Jaakkola et al. 2010, §6).
+
+    ``options`` are validated and their ``None`` defaults resolved for the cache the search
+    runs on (after ``prune``).  The global upper bound at any time is the largest of the open
+    nodes' bounds, the bounds of nodes pruned as closed and the incumbent's score; every node
+    bound is the dual objective (eq. 8) at a λ >= 0, so it is valid however far CD got.
+    """
+
+    def __init__(self, cache: ScoreCache, control: SolveControl, options: DualOptions | None = None):
+        options = (options or DualOptions()).validate()
+        self.orig = cache
+        self.cache = cache = cache.prune_dominated() if options.prune else cache
+        self.control = control
+        self.opts = opts = options.resolved(cache)
+        self.tol = control.tolerance
+        self.deadline = math.inf if control.time_limit is None else control.start + control.time_limit
+        self.state = state = DualState(cache)
+        state.max_new = opts.separation_batch
+        state.round_sweeps = opts.round_sweeps
+        state.primal_first = opts.primal_first
+        if opts.grow_seeds is not None:
+            state.grow_seeds = int(opts.grow_seeds)
+        self.k_max = int(opts.k_max)
+        self.pseudo = Pseudocosts(opts.strong_reliable) if opts.strong_reliable > 0 else None
+        self.stats: dict[str, Any] = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0,
+                                      "decodes": 0, "max_depth": 0, "pruned_candidates": self.orig.m - cache.m,
+                                      "root_bound": None}
+        self.heap: list[Node] = []
+        self.seq = itertools.count()
+        self.pruned = -math.inf          # largest bound of a node discarded as closed (<= best + tol)
+        self.inc = Incumbent(on_improve=lambda score: control.improved(best=score, nodes=self.stats["nodes"]))
+        # certificate tree: id -> (parent id, (i, row bytes, v) or None); evaluated nodes' λ
+        self.tree_nodes: dict[int, tuple] = {0: (None, None)}
+        self.tree_lam: dict[int, np.ndarray] = {}
+        self.next_id = itertools.count(1)
+        self.initial_bound = -math.inf
+        self.root_clusters = None        # the cluster family and dual value after the root
+        self.root_value = -math.inf
+        # ordering-based incumbent search (lpbn.dual.incumbent), paid in climbs per sweep
+        self.searcher = OrderSearch(cache, opts.seed) if opts.local_search > 0 and cache.n >= 2 else None
+        self.searched = -math.inf        # incumbent score at the last search start
+        self.rounds_seen = 0
+        self.first_climbs = 0
+        self.climb_cost = max(1.0, cache.n ** 2 / OBS_CLIMB_N2)
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> SolveResult:
+        """Search until the gap closes (``"optimal"``) or the control stops it; the result holds
+        the best DAG, the global upper bound and, with ``certificate``, the tree that proves it."""
+        self._start()
+        status = self._search()
+        return self._result(status)
+
+    def _start(self) -> None:
+        """Incumbent from the greedy order (and the given DAG), the first local search, and the
+        root node with the dual value at λ = 0 as its bound."""
+        cache, state, inc = self.cache, self.state, self.inc
+        choice, score, order0 = state.decode()
+        inc.offer(choice, score)
+        if self.opts.incumbent is not None:
+            given = choice_of(cache, self.opts.incumbent)
+            inc.offer(given, float(cache.scores[given].sum()))
+        if self.searcher is not None:
+            first = max(2, int(OBS_FIRST_CLIMBS / self.climb_cost))
+            self._local_search([order0], climbs=first, patience=first)
+            self.first_climbs = self.searcher.climbs
+        self.initial_bound = state.value()
+        self.control.improved(bound=self.initial_bound)
+        if self.opts.on_sweep is not None:
+            self._on_sweep(self.initial_bound)
+        heapq.heappush(self.heap, Node(-self.initial_bound, next(self.seq), self.initial_bound, (),
+                                       np.zeros(0), 0))
+
+    def _search(self) -> str:
+        """Best-first: pop the open node with the highest bound until none is left (§6)."""
+        control, inc, feed = self.control, self.inc, self.opts.incumbent_feed
+        while self.heap:
+            stop = control.should_stop(nodes=self.stats["nodes"])
+            if stop:
+                return stop
+            if feed is not None:
+                fed = feed()
+                if fed is not None:
+                    inc.offer(fed, float(self.cache.scores[fed].sum()))
+            node = heapq.heappop(self.heap)
+            if self._closed(node.bound):
+                continue
+            status = self._process(node)
+            if status is not None:
+                return status
+        return OPTIMAL
+
+    # ------------------------------------------------------------------ bounds
+    def global_bound(self, node_bound: float = -math.inf) -> float:
+        """Upper bound on every DAG: the open nodes, the pruned ones and the incumbent."""
+        return max([node_bound, self.pruned, self.inc.score] + [nd.bound for nd in self.heap])
+
+    def _closed(self, value: float) -> bool:
+        """Prune a bound that meets the incumbent (within ``tolerance``), keeping it in the
+        global bound."""
+        if closed(value, self.inc.score, self.tol):
+            self.pruned = max(self.pruned, value)
+            return True
+        return False
+
+    def _on_sweep(self, v: float) -> None:
+        self.opts.on_sweep({"node_bound": v, "bound": self.global_bound(v), "best": self.inc.score,
+                            "nodes": self.stats["nodes"]})
+
+    def _on_bound(self, v: float) -> None:
+        self.control.improved(bound=self.global_bound(v))
+
+    # ------------------------------------------------------------------ one node
+    def _process(self, node: Node) -> str | None:
+        """Evaluate ``node``: bound it, prune it or split it; a stop status or None."""
+        stats, state = self.stats, self.state
+        stats["nodes"] += 1
+        stats["max_depth"] = max(stats["max_depth"], node.depth)
+        self._enter(node)
+        fixed = fixed_structure(state)
+        if fixed is not None:
+            self._leaf(fixed)
+            return None
+        value, lam = self._bound(node)
+        self.control.improved(bound=self.global_bound(value))
+        if value == -math.inf or self._closed(value):
+            return None
+        if self.searcher is not None:
+            self._local_search()
+            if self._closed(value):
+                return None
+        if time.perf_counter() > self.deadline or pending() is not None:
+            # the node's bound stays in the heap (it is part of the global bound)
+            self._reopen(node, value, lam)
+            return "time_limit" if pending() is None else "interrupted"
+        br = self._choose_branch(value)
+        if br is None:  # cannot happen unless every variable is fixed; keep bound valid
+            self._reopen(node, value, lam)
+            return "node_limit"
+        self._branch(node, br, value, lam)
+        if self.control.should_stop(nodes=stats["nodes"]):
+            return self.control.stop_reason
+        return None
+
+    def _enter(self, node: Node) -> None:
+        """Restrict the state to the node: its allowed candidates, λ, and which separation
+        it runs (k-clusters and exact separation may be root-only)."""
+        opts, state = self.opts, self.state
+        is_root = node.depth == 0
+        state.set_allowed(allowed_mask(self.cache, node.decisions))
+        state.set_lambda(node.lam)
+        state.flips[:] = 0
+        state.exact_separation = opts.exact_separation == "all" or (opts.exact_separation == "root" and is_root)
+        state.k_max = self.k_max if is_root or opts.kcluster_nodes != "root" else 1
+        state.kcluster_growth = is_root or opts.kcluster_nodes == "all"
+        lp = getattr(state, "_lp", None)
+        if node.basis is not None and lp is not None and hasattr(lp, "set_basis"):
+            lp.set_basis(node.basis)
+
+    def _leaf(self, fixed: np.ndarray) -> None:
+        """A node with one parent set left per variable: its DAG (if acyclic) is the incumbent
+        candidate, and the node is done."""
+        cache = self.cache
+        dag = DAG(cache.names, [cache.parents(int(j)) for j in fixed])
+        if dag.is_acyclic():
+            self.inc.offer(fixed, float(cache.scores[fixed].sum()))
+        self.control.improved(bound=self.global_bound())
+
+    def _bound(self, node: Node) -> tuple[float, np.ndarray]:
+        """The node's relaxation (§5: CD, subgradient, separation), optionally one exact polish
+        at the root; returns its certified dual value (eq. 8, at most the parent's) and λ."""
+        opts, state, inc = self.opts, self.state, self.inc
+        is_root = node.depth == 0
+        value, lam, st = relax(state, inc, separate=True, tol=self.tol, deadline=self.deadline,
+                               max_sweeps=None if is_root else opts.node_sweeps,
+                               on_sweep=self._on_sweep if opts.on_sweep is not None else None,
+                               on_bound=self._on_bound, lp_polish=opts.lp_polish,
+                               stall_rounds=2 if is_root else opts.node_stall_rounds,
+                               on_round=self._on_round if self.searcher is not None else None,
+                               tail_rounds=opts.root_tail_rounds if is_root else opts.tail_rounds,
+                               tail_gain=opts.root_tail_gain if is_root else opts.tail_gain)
+        self.stats["polishes"] = self.stats.get("polishes", 0) + st.polishes
+        cert_lam = lam
+        if is_root and opts.root_polish and self.cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, self.tol):
+            polish(state, None if not math.isfinite(self.deadline)
+                   else max(0.5, self.deadline - time.perf_counter()))
+            if state.value() <= value:
+                cert_lam = state.lam.copy()
+            value = min(value, state.value())
+            lam = state.lam.copy()
+            c2, s2, _ = state.decode()
+            inc.offer(c2, s2)
+        value = min(value, node.bound)
+        if opts.certificate:
+            self.tree_lam[node.nid] = np.array(cert_lam, dtype=np.float64)
+        if is_root:
+            self.stats["root_bound"] = value
+            self.root_clusters = state.family_of_clusters()
+            self.root_value = value
+        return value, lam
+
+    # ------------------------------------------------------------------ branching
+    def _choose_branch(self, value: float) -> tuple[int, np.ndarray] | None:
+        """(i, cluster C) to split on: strong branching, else the edge nearest 1/2 at η, else
+        the §6 key-node rule (:mod:`lpbn.dual.branching`)."""
+        opts, state = self.opts, self.state
+        br = None
+        if opts.branching == "strong":
+            br = choose_branch_strong(state, value, self.inc.score, k=opts.strong_candidates,
+                                      iterations=opts.strong_iterations, pseudo=self.pseudo,
+                                      lookahead=opts.strong_lookahead,
+                                      time_limit=None if not math.isfinite(self.deadline)
+                                      else max(0.05, self.deadline - time.perf_counter()))
+        if br is None and opts.branching in ("eta", "strong"):
+            br = choose_branch_eta(state)
+        return br or choose_branch(state)
+
+    def _branch(self, node: Node, br: tuple[int, np.ndarray], value: float, lam: np.ndarray) -> None:
+        """Push the children I_C(s_i) = 1 and 0 with the node's bound, λ and LP basis (§6)."""
+        i, row = br
+        lp = getattr(self.state, "_lp", None)
+        basis = lp.get_basis() if lp is not None and hasattr(lp, "get_basis") else None
+        for v in (1, 0):
+            child = node.decisions + ((i, row.tobytes(), v),)
+            cid = next(self.next_id)
+            if self.opts.certificate:
+                self.tree_nodes[cid] = (node.nid, (i, row.tobytes(), v))
+            heapq.heappush(self.heap, Node(-value, next(self.seq), value, child, lam.copy(), node.depth + 1,
+                                           basis, cid))
+
+    def _reopen(self, node: Node, value: float, lam: np.ndarray) -> None:
+        """Put an evaluated but unsplit node back (its bound stays part of the global bound)."""
+        heapq.heappush(self.heap, Node(-value, next(self.seq), value, node.decisions, lam, node.depth,
+                                       nid=node.nid))
+
+    # ------------------------------------------------------------------ incumbent search
+    def _on_round(self, order: np.ndarray) -> None:
+        self.rounds_seen += 1
+        self._local_search([order])
+
+    def _local_search(self, starts=(), climbs: int | None = None, patience: int | None = None) -> None:
+        """OBS from ``starts`` (+ the incumbent's order when it changed), then perturbation
+        climbs.  Without ``climbs``, every climb (starts included) is paid from the credit of
+        ``local_search`` x OBS_CLIMBS_PER_SWEEP climbs per unit of relaxation work divided by
+        the estimated climb cost: a deterministic work budget, not a time share."""
+        searcher, inc = self.searcher, self.inc
+        if searcher is None:
+            return
+        starts = [o for o in starts if o is not None]
+        if inc.choice is not None and inc.score > self.searched:
+            starts.append(dag_order(self.cache, inc.choice))
+        if climbs is None:
+            work = self.state.sweeps + OBS_ROUND_SWEEPS * self.rounds_seen
+            credit = int(self.opts.local_search * OBS_CLIMBS_PER_SWEEP * work / self.climb_cost) - \
+                (searcher.climbs - self.first_climbs)
+            if credit <= 0:
+                return
+            starts = starts[-credit:]
+            climbs = credit - len(starts)
+        if not starts and climbs <= 0:
+            return
+        self.searched = inc.score
+        deadline = self.deadline
+        guard = math.inf if not math.isfinite(deadline) else \
+            time.perf_counter() + 0.5 * max(0.0, deadline - time.perf_counter())
+        res = searcher.run(climbs, starts, patience, guard)
+        if res is not None:
+            inc.offer(res[0], res[1])
+        self.stats["local_search_seconds"] = searcher.seconds
+        self.stats["local_search_climbs"] = searcher.climbs
+
+    # ------------------------------------------------------------------ result
+    def _final_bound(self) -> float:
+        bound = self.global_bound()
+        if math.isfinite(self.control.bound):
+            bound = min(bound, self.control.bound)
+        return max(bound, self.inc.score)
+
+    def _result(self, status: str) -> SolveResult:
+        """The SolveResult: best DAG (scored on the unpruned cache), global bound, statistics,
+        the root's clusters and dual value, and with ``certificate`` the tree."""
+        cache, state, inc, stats = self.cache, self.state, self.inc, self.stats
+        final_bound = self._final_bound()
+        self.control.improved(best=inc.score, bound=final_bound)
+        if state.separation_errors:
+            stats["separation_errors"] = dict(state.separation_errors)
+        stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
+                     subgradient_steps=state.subgradient_steps, decodes=inc.decodes,
+                     kclusters=int(np.count_nonzero(state.ck > 1)),
+                     lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
+        dag = dag_from_choice(cache, inc.choice)
+        score = inc.score
+        if dag is not None:
+            score = float(self.orig.dag_score(dag.parents)) if self.orig is not cache else score
+            final_bound = max(final_bound, score)   # summation-order rounding only
+        if self.root_clusters is not None:
+            extra = {"clusters": self.root_clusters, "root_dual_value": self.root_value}
+        else:
+            extra = {"clusters": state.family_of_clusters(), "root_dual_value": self.initial_bound}
+        if self.opts.certificate:
+            extra["certificate_tree"] = self._certificate()
+        return SolveResult(dag=dag, score=score, upper_bound=final_bound, status=status, method="dual",
+                           stats=stats, message="", extra=extra)
+
+    def _certificate(self) -> dict[str, Any]:
+        """Everything a verifier needs (:mod:`lpbn.certificate`): the clusters (bitsets, k), each
+        node's branching decision and each evaluated node's λ, whose eq. 8 value bounds that
+        node; dominated candidates were dropped when ``prune``."""
+        state = self.state
+        return {"clusters": state.cbits.copy(), "k": state.ck.copy(), "nodes": self.tree_nodes,
+                "lambda": self.tree_lam, "candidates": "non-dominated" if self.opts.prune else "all"}
