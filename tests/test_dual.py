@@ -447,3 +447,27 @@ def test_dual_options_are_documented_validated_and_listed():
         with pytest.raises(InputError):
             lpbn.solve(cache, method="dual", **bad)
     assert lpbn.solve(cache, method="dual", lp_polish=False).status == "optimal"
+
+
+def test_dual_lp_polish_is_one_option():
+    """lp_polish: 'off' (False, the paper's pure CD), 'root' (one exact polish after the root's
+    relaxation) or 'nodes' (True); the bool and string spellings are the same run."""
+    from lpbn.dual.options import DualOptions
+    from lpbn.errors import InputError
+    cache = random_cache(9, seed=4)
+    assert DualOptions(lp_polish=True).resolved(cache).lp_polish == "nodes"
+    assert DualOptions(lp_polish=False).resolved(cache).lp_polish == "off"
+    assert DualOptions(lp_polish="auto").resolved(cache).lp_polish == "nodes"
+    assert DualOptions(lp_polish="root").resolved(cache).branching == "flips"
+    runs = {}
+    for value in (False, "off", True, "nodes", "root"):
+        r = lpbn.solve(cache, method="dual", lp_polish=value)
+        assert r.status == "optimal"
+        runs[value] = (r.score, r.upper_bound, r.stats["nodes"], r.stats.get("polishes", 0))
+    assert runs[False] == runs["off"] and runs[True] == runs["nodes"]
+    assert runs["off"][3] == 0 and runs["root"][3] == 0    # the root polish is not a round's
+    for bad in ("sometimes", 1.5):
+        with pytest.raises(InputError):
+            lpbn.solve(cache, method="dual", lp_polish=bad)
+    with pytest.raises(InputError):
+        lpbn.solve(cache, method="dual", root_polish=True)   # folded into lp_polish="root"

@@ -258,21 +258,24 @@ class BranchAndBound:
         self.control.improved(bound=self.global_bound())
 
     def _bound(self, node: Node) -> tuple[float, np.ndarray]:
-        """The node's relaxation (§5: CD, subgradient, separation), optionally one exact polish
-        at the root; returns its certified dual value (eq. 8, at most the parent's) and λ."""
+        """The node's relaxation (§5: CD, subgradient, separation; with ``lp_polish="nodes"``
+        an exact LP polish after each stalled CD phase), with ``lp_polish="root"`` one exact
+        polish after the root's; returns its certified dual value (eq. 8, at most the
+        parent's) and λ."""
         opts, state, inc = self.opts, self.state, self.inc
         is_root = node.depth == 0
         value, lam, st = relax(state, inc, separate=True, tol=self.tol, deadline=self.deadline,
                                max_sweeps=None if is_root else opts.node_sweeps,
                                on_sweep=self._on_sweep if opts.on_sweep is not None else None,
-                               on_bound=self._on_bound, lp_polish=opts.lp_polish,
+                               on_bound=self._on_bound, lp_polish=opts.lp_polish == "nodes",
                                stall_rounds=2 if is_root else opts.node_stall_rounds,
                                on_round=self._on_round if self.searcher is not None else None,
                                tail_rounds=opts.root_tail_rounds if is_root else opts.tail_rounds,
                                tail_gain=opts.root_tail_gain if is_root else opts.tail_gain)
         self.stats["polishes"] = self.stats.get("polishes", 0) + st.polishes
         cert_lam = lam
-        if is_root and opts.root_polish and self.cache.m <= POLISH_MAX_ROWS and not closed(value, inc.score, self.tol):
+        if is_root and opts.lp_polish == "root" and self.cache.m <= POLISH_MAX_ROWS \
+                and not closed(value, inc.score, self.tol):
             polish(state, None if not math.isfinite(self.deadline)
                    else max(0.5, self.deadline - time.perf_counter()))
             if state.value() <= value:

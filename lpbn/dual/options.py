@@ -8,7 +8,7 @@ network structure using LP relaxations", AISTATS 2010 (eq. and § numbers), unle
 
 The paper's pure algorithm — dual coordinate descent (§5.1) with subgradient steps, dual
 separation by eq. 20 growth (§5.3), decoding (§5.2) and branch and bound (§6) — is one option
-away: ``lp_polish=False`` (which also makes ``branching`` default to the §6 rule).
+away: ``lp_polish=False`` (``"off"``; it also makes ``branching`` default to the §6 rule).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Callable
 from ..errors import InputError
 
 BRANCHING = ("flips", "eta", "strong")
+LP_POLISH = ("off", "root", "nodes")
 EXACT_SEPARATION = ("none", "root", "all")
 KCLUSTER_NODES = ("root", "binding", "all")
 
@@ -33,19 +34,23 @@ class DualOptions:
     """Options of the dual LP branch and bound (``lpbn.solve(cache, method="dual", **options)``).
 
     ``None`` defaults are resolved per cache by :meth:`resolved` (see each option).
+    ``lp_polish`` takes one name per setting: ``"off"``, ``"root"`` or ``"nodes"`` (``False``,
+    ``True`` and ``"auto"`` are accepted as spellings of ``"off"``, ``"nodes"`` and ``None``).
     """
 
     prune: bool = _opt(True, "Drop subset-dominated parent sets first (safe for the optimum).")
-    lp_polish: bool | None = _opt(None, (
-        "Follow each stalled CD phase (§5.1) by an exact warm-started HiGHS solve of the dual LP "
-        "over the current clusters (lpbn.dual.polish), which also gives the LP point η used for "
-        "primal separation, η-rounding and edge branching.  False: the paper's pure CD + "
-        "subgradient algorithm.  Default: when m <= POLISH_MAX_ROWS (300,000) candidates."))
-    root_polish: bool = _opt(False, "One extra exact LP polish at the root, after its relaxation.")
+    lp_polish: bool | str | None = _opt(None, (
+        "Where an exact warm-started HiGHS solve of the dual LP over the current clusters "
+        "(lpbn.dual.polish) follows coordinate descent; it also gives the LP point η used for "
+        "primal separation, η-rounding and edge branching.  'nodes' (or true): after each stalled "
+        "CD phase (§5.1) at every node.  'root': only once, after the root's relaxation (when "
+        "m <= POLISH_MAX_ROWS), the paper's CD everywhere else.  'off' (or false): the paper's "
+        "pure CD + subgradient algorithm.  Default (None or 'auto'): 'nodes' when "
+        "m <= POLISH_MAX_ROWS (300,000) candidates, else 'off'."))
     branching: str | None = _opt(None, (
-        "'flips' (§6 key node with most I_C flips; default without lp_polish), 'eta' (edge "
+        "'flips' (§6 key node with most I_C flips; default unless lp_polish='nodes'), 'eta' (edge "
         "p -> i with LP marginal μ_pi, eq. 3, closest to 1/2, as the cluster {i, p}) or 'strong' "
-        "(default with lp_polish: reliability branching, Achterberg et al. 2005, over the "
+        "(default with lp_polish='nodes': reliability branching, Achterberg et al. 2005, over the "
         "strong_candidates most fractional edges on the warm-started LP).  Children warm-start "
         "the LP from their parent's basis."))
     strong_candidates: int = _opt(24, "Edges probed per node by strong branching.")
@@ -128,15 +133,20 @@ class DualOptions:
             v = getattr(self, name)
             if v is not None and int(v) < 1:
                 raise InputError("method 'dual': separation_batch and round_sweeps must be >= 1")
-        if self.lp_polish is not None and not isinstance(self.lp_polish, bool):
-            raise bad("lp_polish", "true, false or None")
+        if not (self.lp_polish is None or isinstance(self.lp_polish, bool) or self.lp_polish in LP_POLISH
+                or self.lp_polish == "auto"):
+            raise bad("lp_polish", "one of 'auto', 'off', 'root', 'nodes' (or None, false, true)")
         return self
 
     def resolved(self, cache: Any) -> DualOptions:
         """A copy with every ``None`` default set for ``cache`` (the cache the branch and bound
-        runs on, after ``prune``)."""
+        runs on, after ``prune``) and ``lp_polish`` one of ``"off"``, ``"root"``, ``"nodes"``."""
         from .bnb import POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
-        lp_polish = self.lp_polish if self.lp_polish is not None else cache.m <= POLISH_MAX_ROWS
+        lp_polish = self.lp_polish
+        if lp_polish is None or lp_polish == "auto":
+            lp_polish = "nodes" if cache.m <= POLISH_MAX_ROWS else "off"
+        elif isinstance(lp_polish, bool):
+            lp_polish = "nodes" if lp_polish else "off"
         primal_first = self.primal_first
         if primal_first is None:
             primal_first = cache.n <= PRIMAL_FIRST_MAX_N
@@ -144,7 +154,7 @@ class DualOptions:
         return dataclasses.replace(
             self, lp_polish=lp_polish,
             branching=self.branching if self.branching is not None else
-            "strong" if lp_polish else "flips",
+            "strong" if lp_polish == "nodes" else "flips",
             primal_first=bool(primal_first),
             root_tail_rounds=self.root_tail_rounds if self.root_tail_rounds is not None else
             0 if primal_first else 5,

@@ -28,7 +28,7 @@ from ..errors import InputError
 from ..lp.clusters import ClusterFamily
 from ..result import DAG, SolveResult
 from .bnb import POLISH_MAX_ROWS, BranchAndBound, dag_from_choice
-from .options import DualOptions
+from .options import LP_POLISH, DualOptions
 from .polish import polish
 from .relax import Incumbent, closed, relax
 from .state import DualState
@@ -56,30 +56,36 @@ class RootRelaxation:
 
 def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *, separate: bool = True,
                     time_limit: float | None = None, max_iters: int | None = None,
-                    lp_polish: bool = True, polish_lp: bool | None = None) -> RootRelaxation:
+                    lp_polish: bool | str = True, polish_lp: bool | None = None) -> RootRelaxation:
     """Solve the cluster LP relaxation (Jaakkola 2010 eq. 7) in the dual (eq. 8).
 
     With ``separate=False`` only the given clusters (plus the simplex constraints) are
     used.  ``max_iters`` caps the number of CD sweeps.  Unless the bound already meets a
     decoded DAG, the dual LP over the final clusters is solved exactly (``lp_polish``, as in
-    :class:`~lpbn.dual.options.DualOptions`), so ``converged`` is True only when ``value`` is
-    the LP optimum.  With ``separate=True`` the rounds also polish, so primal (LP-point)
+    :class:`~lpbn.dual.options.DualOptions`: ``"nodes"`` or true, ``"root"``, ``"off"`` or
+    false), so ``converged`` is True only when ``value`` is the LP optimum.  With
+    ``separate=True`` and ``lp_polish="nodes"`` the rounds also polish, so primal (LP-point)
     separation can add clusters.  ``polish_lp`` is a deprecated alias of ``lp_polish``.
     """
     if polish_lp is not None:
         warnings.warn("root_relaxation(polish_lp=...) is deprecated; use lp_polish", DeprecationWarning,
                       stacklevel=2)
         lp_polish = polish_lp
+    mode = {True: "nodes", False: "off", None: "nodes", "auto": "nodes"}.get(lp_polish, lp_polish)
+    if mode not in LP_POLISH:
+        raise InputError(f"root_relaxation: lp_polish must be one of 'auto', 'off', 'root', 'nodes' "
+                         f"(or true, false), got {lp_polish!r}")
+    can_polish = cache.m <= POLISH_MAX_ROWS
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + time_limit
     state = DualState(cache, clusters)
     inc = Incumbent()
     value, lam, st = relax(state, inc, separate=separate, deadline=deadline, max_sweeps=max_iters,
-                           tol=1e-12, lp_polish=separate and lp_polish and cache.m <= POLISH_MAX_ROWS)
+                           tol=1e-12, lp_polish=separate and mode == "nodes" and can_polish)
     converged = closed(value, inc.score, 1e-12)
     lp_value = math.nan
     polished = False
-    if not converged and lp_polish and cache.m <= POLISH_MAX_ROWS:
+    if not converged and mode != "off" and can_polish:
         remaining = None if time_limit is None else max(0.5, deadline - time.perf_counter())
         ok, lp_value = polish(state, remaining)
         polished = True
