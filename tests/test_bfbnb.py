@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import lpbn
-from lpbn.bfbnb import ordering_search
+from lpbn.bfbnb import quick_ordering_search
 from lpbn.bfbnb.heuristic import make_groups, relabel
 from lpbn.options import parse_memory
 from lpbn.cache import ScoreCache
@@ -242,15 +242,15 @@ def test_bad_options():
     assert parse_memory(1000) == 1000
 
 
-def test_ordering_search():
+def test_quick_ordering_search():
     for seed in range(4):
         c = random_cache(9, seed=seed)
-        order, score = ordering_search(c, seed=seed, time_limit=0.05)
+        order, score = quick_ordering_search(c, seed=seed, time_limit=0.05)
         assert sorted(order.tolist()) == list(range(9))
         assert c.best_for_order(order)[1] == pytest.approx(score)
         assert score <= lpbn.solve(c, "dp").score + 1e-9
     c = random_cache(1, seed=0)
-    order, score = ordering_search(c, time_limit=0.0)
+    order, score = quick_ordering_search(c, time_limit=0.0)
     assert order.tolist() == [0] and score == pytest.approx(float(c.scores[0]))
 
 

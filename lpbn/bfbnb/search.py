@@ -37,7 +37,7 @@ from ..signals import pending
 from . import kernels as K
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
-from ..ordering.quick import ordering_search
+from ..ordering.quick import quick_ordering_search
 
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
@@ -124,7 +124,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         obs_time = min(obs_time, 0.2 * control.time_limit)
     stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
                              "memory_limit": mem}
-    order, lb = ordering_search(pruned, seed=seed, time_limit=obs_time, patience=patience)
+    order, lb = quick_ordering_search(pruned, seed=seed, time_limit=obs_time, patience=patience)
     choice, _ = pruned.best_for_order(order)
     inc_dag = _dag_from_choices(pruned, cache.names, choice)
     lb = float(np.sum(scores[choice]))

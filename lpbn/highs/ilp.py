@@ -279,9 +279,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
                                                       subip_time, on_lp)
     if start_search:
-        from ..ordering.quick import ordering_search
-        order, _ = ordering_search(cache, time_limit=min(0.5, 0.05 * control.remaining()),
-                                   max_restarts=100)
+        from ..ordering.quick import quick_ordering_search
+        order, _ = quick_ordering_search(cache, time_limit=min(0.5, 0.05 * control.remaining()),
+                                         max_restarts=100)
         offer(cache.best_for_order(order)[0])
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
