@@ -30,6 +30,7 @@ import numpy as np
 from ..cache import ScoreCache
 from ..control import SolveControl
 from ..errors import InputError
+from ..incumbent import Incumbent
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
 from .branching import (
@@ -44,7 +45,7 @@ from .branching import (
 from .incumbent import OrderSearch, dag_order
 from .options import DualOptions
 from .polish import polish
-from .relax import Incumbent, closed, relax
+from .relax import closed, relax
 from .state import DualState
 
 #: Polish the dual LP exactly (HiGHS) only below this many candidate rows.
@@ -379,7 +380,7 @@ class BranchAndBound:
         if state.separation_errors:
             stats["separation_errors"] = dict(state.separation_errors)
         stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
-                     subgradient_steps=state.subgradient_steps, decodes=inc.decodes,
+                     subgradient_steps=state.subgradient_steps, decodes=inc.offers,
                      kclusters=int(np.count_nonzero(state.ck > 1)),
                      lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
         dag = dag_from_choice(cache, inc.choice)

@@ -15,32 +15,13 @@ from typing import Callable
 
 import numpy as np
 
+from ..incumbent import Incumbent
 from ..signals import pending
 from .state import DualState
 
 #: CD sweeps in a node's first round before the exact polish (the polish re-optimises λ
 #: anyway); later rounds sweep once over the clusters separated in the previous round.
 POLISH_SWEEPS = 5
-
-
-@dataclass
-class Incumbent:
-    """Best decoded DAG so far (candidate index per variable) and its score."""
-
-    score: float = -math.inf
-    choice: np.ndarray | None = None
-    decodes: int = 0
-    on_improve: Callable[[float], None] | None = None
-
-    def offer(self, choice: np.ndarray, score: float) -> bool:
-        self.decodes += 1
-        if score > self.score and np.all(choice >= 0):
-            self.score = float(score)
-            self.choice = choice.copy()
-            if self.on_improve is not None:
-                self.on_improve(self.score)
-            return True
-        return False
 
 
 @dataclass

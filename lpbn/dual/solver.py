@@ -25,12 +25,13 @@ import numpy as np
 from ..cache import ScoreCache
 from ..control import SolveControl
 from ..errors import InputError
+from ..incumbent import Incumbent
 from ..lp.clusters import ClusterFamily
 from ..result import DAG, SolveResult
 from .bnb import POLISH_MAX_ROWS, BranchAndBound, dag_from_choice
 from .options import LP_POLISH, DualOptions
 from .polish import polish
-from .relax import Incumbent, closed, relax
+from .relax import closed, relax
 from .state import DualState
 
 CONVERGED_RTOL = 1e-7

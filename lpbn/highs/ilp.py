@@ -34,8 +34,9 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache
 from ..errors import InputError
+from ..incumbent import Incumbent, choice_is_acyclic
 from ..lp.highs_session import new_highs
-from ..result import DAG, OPTIMAL, SolveResult
+from ..result import OPTIMAL, SolveResult
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import grown_kclusters, incumbent_clusters, separate_kclusters
@@ -73,44 +74,6 @@ def decode_choice(cache: ScoreCache, eta: np.ndarray) -> np.ndarray | None:
     order = _mass_order(cache.bits, cache.offsets, np.asarray(eta, dtype=np.float64), cache.n)
     choice, total = cache.best_for_order(order)
     return choice if math.isfinite(total) else None
-
-
-def dag_of(cache: ScoreCache, choice: np.ndarray) -> DAG:
-    return DAG(cache.names, [cache.parents(int(j)) for j in choice])
-
-
-def choice_is_acyclic(cache: ScoreCache, choice: np.ndarray) -> bool:
-    return dag_of(cache, choice).is_acyclic()
-
-
-class Incumbent:
-    """Best acyclic choice (candidate per variable) seen so far; improvements go to ``control``."""
-
-    def __init__(self, cache: ScoreCache, control):
-        self.cache = cache
-        self.control = control
-        self.choice: np.ndarray | None = None
-        self.score = -math.inf
-
-    def offer(self, choice) -> None:
-        # -1: a variable with no candidate among its predecessors (best_for_order on a cache
-        # where some variable lacks the empty set, e.g. one pruned by required arcs)
-        if choice is None or np.min(choice) < 0:
-            return
-        score = float(np.sum(self.cache.scores[choice]))
-        if score > self.score and choice_is_acyclic(self.cache, choice):
-            self.choice, self.score = np.asarray(choice, dtype=np.int64), score
-            self.control.improved(best=score)
-
-    def result(self, status: str, method: str, stats: dict, message: str = "",
-               extra: dict | None = None) -> SolveResult:
-        """The SolveResult with this incumbent and the control's best bound."""
-        control = self.control
-        dag = dag_of(self.cache, self.choice) if self.choice is not None else None
-        bound = max(control.bound, self.score) if math.isfinite(control.bound) else math.inf
-        return SolveResult(dag=dag, score=self.score, upper_bound=bound, status=status,
-                           method=method, stats=stats, trace=list(control.trace), message=message,
-                           extra=extra or {})
 
 
 def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time, on_lp,
@@ -243,7 +206,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if prune:
         cache = cache.prune_dominated()
     model = EtaLP(cache, threads=threads, log=log)
-    incumbent = Incumbent(cache, control)
+    incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
     offer = incumbent.offer
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
              "cuts_incumbent": 0, "root_bound": None, "root_complete": False, "mip_nodes": 0}
@@ -257,7 +220,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         extra = {"clusters": model.clusters.copy()}
         if certificate:
             extra["certificate_lp"] = _lp_certificate(model, threads, "non-dominated" if prune else "all")
-        return incumbent.result(status, "highs", stats, message, extra=extra)
+        return incumbent.result(control, status, "highs", stats, message, extra=extra)
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
     eta = None

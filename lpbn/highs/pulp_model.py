@@ -34,7 +34,8 @@ from ..cache import ScoreCache
 from ..lp.clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
 from ..result import OPTIMAL, SolveResult
-from .ilp import Incumbent, choice_is_acyclic, decode_choice
+from ..incumbent import Incumbent, choice_is_acyclic
+from .ilp import decode_choice
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP
 from ..lp.separation import incumbent_clusters
@@ -249,7 +250,7 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
     pulp = _pulp()
     if prune:  # safe for the optimum (ScoreCache.prune_dominated)
         cache = cache.prune_dominated()
-    incumbent = Incumbent(cache, control)
+    incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
     offer = incumbent.offer
     stats = {"mip_rounds": 0, "cuts_incumbent": 0, "root_bound": None}
 
@@ -268,14 +269,14 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
             stop = "time_limit"
         if stop:
             stats["clusters"] = len(clusters)
-            return incumbent.result(stop, "pulp-cbc", stats, "stopped after the root cutting-plane loop")
+            return incumbent.result(control, stop, "pulp-cbc", stats, "stopped after the root cutting-plane loop")
     model = PulpModel(cache, clusters)
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
-        return incumbent.result(status, "pulp-cbc", stats, message)
+        return incumbent.result(control, status, "pulp-cbc", stats, message)
 
     while True:
         if control.closed():
