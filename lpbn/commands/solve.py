@@ -152,7 +152,8 @@ def _run_kbest(args, cache) -> int:
                    time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit, node_limit=args.node_limit,
                    progress=progress, **options)
     if args.format == "json":
-        text = json.dumps(result.to_dict(), indent=1) + "\n"
+        from ..kbest.api import to_json
+        text = to_json(result)
     elif args.format == "dot":
         if result.dag is None:
             raise InputError(f"no DAG to draw (status {result.status})")

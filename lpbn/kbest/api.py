@@ -22,6 +22,7 @@ arcs may be absent from such a cache.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -104,7 +105,7 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, en
             coll.drop(float(s), math.log(c))
         scores, choices, counts = scores[cut], choices[cut], counts[cut]
     stats = dict(out["stats"])
-    stats.update(k=k, classes=classes, listed=int(len(scores)), dags_met=int(coll.seen))
+    stats.update(k=k, classes=classes, listed=len(scores), dags_met=int(coll.seen))
     next_bound = coll.next_bound
     open_bound = out.get("open_bound", -math.inf)
     stats["next_bound"] = next_bound if math.isfinite(next_bound) else None
@@ -149,20 +150,43 @@ def _solutions(cache: ScoreCache, scores, choices, counts, classes: bool) -> lis
     out = []
     rank = 0
     group = -math.inf
+    names = cache.names
+    pnames: dict[int, tuple[tuple[int, ...], list[str]]] = {}   # candidate -> parents, their names
+    for j in np.unique(choices):
+        ps = tuple(sorted(cache.parents(int(j))))
+        pnames[int(j)] = (ps, [names[p] for p in ps])
     for i, (s, ch, c) in enumerate(zip(scores, choices, counts)):
         if i == 0 or abs(s - group) > tie_tol(group):
             rank = i + 1
             group = float(s)
-        parents = [cache.parents(int(j)) for j in ch]
-        dag = DAG(cache.names, parents)
-        entry = {"rank": rank, "score": float(s), "parents": dag.parent_names()}
+        got = [pnames[int(j)] for j in ch]
+        parents = [g[0] for g in got]
+        entry = {"rank": rank, "score": float(s),
+                 "parents": {names[v]: list(g[1]) for v, g in enumerate(got)}}
         if classes:
-            from .classes import cpdag, class_size
+            from .classes import class_size, cpdag
             d, u = cpdag(parents)
-            names = cache.names
             entry["cpdag"] = {"directed": [[names[a], names[b]] for a, b in d],
                               "undirected": [[names[a], names[b]] for a, b in u]}
             entry["members_found"] = int(c)
             entry["class_size"] = class_size(parents)
         out.append(entry)
     return out
+
+
+def to_json(result: SolveResult) -> str:
+    """The JSON text of a k-best result: ``result.to_dict()`` indented, but one line per
+    entry of ``solutions`` (a thousand indented entries take most of the writing time, and
+    one line each reads and diffs as well)."""
+    d = result.to_dict()
+    sols = d.get("solutions")
+    if sols is None:
+        return json.dumps(d, indent=1) + "\n"
+    key = "_solutions"
+    while key in d:
+        key = "_" + key
+    text = json.dumps({(key if k == "solutions" else k): (None if k == "solutions" else v)
+                       for k, v in d.items()}, indent=1)
+    body = "[]" if not sols else "[\n" + ",\n".join("  " + json.dumps(x) for x in sols) + "\n ]"
+    head, tail = text.split(f'"{key}": null', 1)
+    return head + '"solutions": ' + body + tail + "\n"

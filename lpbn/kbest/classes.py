@@ -118,8 +118,9 @@ def class_size(parents, limit: int = 20) -> int | None:
     directed, undirected = cpdag(parents)
     if len(undirected) > limit:
         return None
-    from .collect import class_keys
     import numpy as np
+
+    from .collect import class_keys
     n = len(parents)
     target = class_keys(_masks(parents)[None, :])[0].tobytes()
     count = 0
@@ -159,4 +160,4 @@ def _acyclic(pa: list[int]) -> bool:
     return placed == (1 << n) - 1
 
 
-__all__ = ["check_score_equivalent", "cpdag", "class_size"]
+__all__ = ["check_score_equivalent", "class_size", "cpdag"]

@@ -75,8 +75,7 @@ class Collector:
 
     def drop(self, bound: float, log_count: float = 0.0) -> None:
         """Record DAGs not listed: ``exp(log_count)`` of them, each scoring at most ``bound``."""
-        if bound > self.next_bound:
-            self.next_bound = bound
+        self.next_bound = max(self.next_bound, bound)
         if log_count > -math.inf and bound > -math.inf:
             self.log_rest = float(np.logaddexp(self.log_rest, bound + log_count))
 

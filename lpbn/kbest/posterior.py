@@ -47,13 +47,11 @@ def summarise(cache: ScoreCache, scores: np.ndarray, choices: np.ndarray, counts
     z = float(w.sum())
     weights = w / z
     n = cache.n
-    arrows = np.zeros((n, n))
-    adj = np.zeros((n, n))
-    for wi, ch in zip(weights, choices):
-        for c in range(n):
-            for p in cache.parents(int(ch[c])):
-                arrows[p, c] += wi
-                adj[min(p, c), max(p, c)] += wi
+    # arrows[p, c]: summed weight of the listed DAGs with p -> c (one bit test per pair)
+    pm = cache.masks[np.asarray(choices, dtype=np.int64)]                  # (listed, child)
+    bits = (pm[:, :, None] >> np.arange(n, dtype=np.uint64)) & np.uint64(1)  # (listed, child, parent)
+    arrows = np.einsum("r,rcp->pc", weights, bits.astype(np.float64))
+    adj = np.triu(arrows + arrows.T, 1)
     names = cache.names
     edges = [{"a": names[a], "b": names[b], "frequency": float(adj[a, b])}
              for a in range(n) for b in range(a + 1, n) if adj[a, b] > 0]

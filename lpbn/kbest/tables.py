@@ -44,8 +44,7 @@ def _backward(tables, b, n):
                 i += 1
             pred = full ^ T                    # x = i first among T: its predecessors are V∖T
             v = tables[i, compress(pred, i)] + b[T ^ low]
-            if v > best:
-                best = v
+            best = max(best, v)
             rem ^= low
         b[T] = best
 
@@ -64,16 +63,17 @@ def _family_best(f, b, n, x, masks, scores, start, stop, out, h):
     while step < size:                                  # superset-max transform
         for base in range(0, size, 2 * step):
             for k in range(base, base + step):
-                if h[k + step] > h[k]:
-                    h[k] = h[k + step]
+                h[k] = max(h[k], h[k + step])
         step *= 2
     for j in range(start, stop):
         out[j] = scores[j] + h[compress(np.int64(masks[j]), x)]
 
 
-def family_bounds(cache: ScoreCache, should_stop=None) -> tuple[np.ndarray, float, np.ndarray] | None:
-    """``(best, optimum, leaf)``: ``best[j]`` = score of the best DAG containing candidate
-    ``j`` (exact), the optimal score, and the DP's sink table (for the optimal DAG); None when
+def family_bounds(cache: ScoreCache, should_stop=None
+                  ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
+    """``(best, optimum, leaf, b)``: ``best[j]`` = score of the best DAG containing candidate
+    ``j`` (exact), the optimal score, the DP's sink table (for the optimal DAG) and the backward
+    table ``b`` (``b[T]`` = best score of the variables ``T`` placed after all others); None when
     ``should_stop()`` said so between variables."""
     n = cache.n
     masks = cache.masks
@@ -99,4 +99,4 @@ def family_bounds(cache: ScoreCache, should_stop=None) -> tuple[np.ndarray, floa
                      out, h)
         if should_stop is not None and should_stop():
             return None
-    return out, float(f[full]), leaf
+    return out, float(f[full]), leaf, b
