@@ -345,6 +345,16 @@ class ScoreCache:
         return ScoreCache(self.names, offsets, self.scores[idx], ptr, items, meta=meta,
                           source=self.source)
 
+    def select(self, keep: np.ndarray) -> "ScoreCache":
+        """The cache with only the candidates where the boolean mask ``keep`` is True (in the
+        same order); every variable must keep at least one."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.m,):
+            raise ValueError(f"keep must be a boolean mask of the {self.m} candidates")
+        if np.any(np.bincount(self.family[keep], minlength=self.n) == 0):
+            raise ValueError("select would leave a variable without candidates")
+        return self._take(keep)
+
     def prune_dominated(self) -> "ScoreCache":
         """Drop every candidate U of X for which some candidate U' ⊂ U scores >= U.
 

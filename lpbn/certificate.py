@@ -12,8 +12,9 @@ numpy, no solver code)::
      "bound": B,                            # the bound this certificate proves
      "covers": "tree" | "root",             # the whole B&B, or the root LP only
      "clusters": [{"members": [names], "k": k}, ...],
-     "nodes": [{"id", "parent", "branch": {"variable", "set": [names], "side"}, 
-                "lambda": {"clusters": [indices], "values": [λ >= 0]}}, ...]}
+     "nodes": [{"id", "parent", "branch": {"variable", "set": [names], "side"},
+                "lambda": {"clusters": [indices], "values": [λ >= 0]}}, ...],
+     "fixing": {"lambda": {...}, "below": s}}   # optional: reduced-cost fixing (lpbn.dual.fixing)
 
 A node without ``"lambda"`` was never evaluated (pruned by its parent's bound, or fixed).
 The dual's certificate is its whole branch-and-bound tree (``covers: "tree"``); the HiGHS
@@ -48,7 +49,9 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
          "candidates are the root's ('candidates') minus, along its path, those of 'branch.variable' whose "
          "parent set meets ('side': 'disjoint') or misses ('side': 'meets') 'branch.set'. Each split has "
          "both sides as children, so the leaves cover every DAG; the certified bound is the largest leaf "
-         "bound, a leaf bounded by any node's U on its path (or -inf if its candidates admit no DAG).")
+         "bound, a leaf bounded by any node's U on its path (or -inf if its candidates admit no DAG). With "
+         "'fixing', the candidates j with U(fixing.lambda) - (max_s W_i(s) - W_i(s_j)) < 'below' (a bound on "
+         "every DAG using j) leave every node, and the largest such bound joins the leaf bounds.")
 
 
 def certify_options(method: str) -> dict[str, Any]:
@@ -89,11 +92,13 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
                 node["lambda"] = _sparse(tree["lambda"][nid])
             nodes.append(node)
         covers, bound, candidates = "tree", float(result.upper_bound), tree["candidates"]
+        fixing = tree.get("fixing")
     elif "certificate_lp" in extra:
         lp = extra["certificate_lp"]
         clusters = [{"members": _names(cache, row), "k": int(k)} for row, k in zip(lp["clusters"], lp["k"])]
         nodes = [{"id": 0, "parent": None, "lambda": _sparse(lp["lambda"])}]
         covers, bound, candidates = "root", float(lp["bound"]), lp["candidates"]
+        fixing = None
     else:
         raise InputError(f"the {result.method!r} result carries no certificate data (solve with "
                          "method 'dual' or 'highs' and certificate=True)")
@@ -104,7 +109,8 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
             "cache": cache_fingerprint(cache), "candidates": candidates,
             "bound": bound if math.isfinite(bound) else None, "covers": covers,
             "status": result.status, "score": result.score if math.isfinite(result.score) else None,
-            "clusters": clusters, "nodes": nodes}
+            "clusters": clusters, "nodes": nodes,
+            **({"fixing": {"lambda": _sparse(fixing["lambda"]), "below": fixing["below"]}} if fixing else {})}
 
 
 def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult) -> dict[str, Any]:

@@ -23,6 +23,11 @@ With ``"candidates": "non-dominated"`` the bound is over the candidates that no 
 subset with at least the same score dominates (computed here): replacing every parent set
 by a non-dominated subset keeps a DAG acyclic and its score no lower, so the best DAG over
 all candidates scores no more than the best over these.
+
+Reduced-cost fixing (``"fixing"``): for one λ, a DAG whose variable i uses candidate j scores
+at most U(λ) - (max_s W_i(s) - W_i(s_j)) (the chain above with i's term not maximised), so the
+candidates whose such bound is below a threshold can leave every node; the certified bound is
+then the larger of the largest leaf bound and the largest bound of a fixed candidate.
 """
 
 from __future__ import annotations
@@ -314,6 +319,11 @@ class _Evaluator:
         return got
 
     def bound(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> float:
+        return self.candidate_bounds(allowed, lam)[0]
+
+    def candidate_bounds(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> tuple[float, np.ndarray]:
+        """U(λ) over ``allowed`` and, per allowed candidate j of variable i, the bound on every
+        DAG that uses j: U(λ) - (max_{s ∈ P_i} W_i(s) - W_i(s_j)) (-inf for the others)."""
         pc = self.pc
         adj = np.zeros(pc.m)
         const = []
@@ -323,8 +333,11 @@ class _Evaluator:
         vals = np.where(allowed, pc.scores + adj, -np.inf)
         best = np.maximum.reduceat(vals, pc.offsets[:-1])
         if np.any(best == -np.inf):
-            return -math.inf
-        return math.fsum(best.tolist()) - math.fsum(const)
+            return -math.inf, np.full(pc.m, -math.inf)
+        u = math.fsum(best.tolist()) - math.fsum(const)
+        with np.errstate(invalid="ignore"):
+            per = np.where(allowed, u - (best[pc.family] - vals), -np.inf)
+        return u, per
 
 
 def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
@@ -452,6 +465,37 @@ def _check_tree(parsed: dict, report: VerifyReport):
     return roots[0], children
 
 
+def _fixing(spec, ev: _Evaluator, domain: np.ndarray, n_clusters: int, report: VerifyReport):
+    """Reduced-cost fixing (``"fixing": {"lambda": ..., "below": s}``): the candidates j whose
+    bound U(λ) - regret_j (see :meth:`_Evaluator.candidate_bounds`, over the whole domain) is
+    below s leave the domain of every node; the DAGs that use one of them are bounded by the
+    largest such bound.  Returns (that bound, the remaining domain), or (-inf, domain) without
+    fixing, or (nan, None) when the entry is malformed beyond an input error."""
+    if spec is None:
+        return -math.inf, domain
+    if not isinstance(spec, dict) or not isinstance(spec.get("lambda"), dict):
+        raise CertificateError("'fixing' must be {'lambda': {'clusters': [...], 'values': [...]}, 'below': s}")
+    below = _num(spec.get("below"), "fixing: below")
+    idx, val = spec["lambda"].get("clusters", []), spec["lambda"].get("values", [])
+    if not isinstance(idx, list) or not isinstance(val, list) or len(idx) != len(val):
+        raise CertificateError("fixing: lambda needs equally long 'clusters' and 'values'")
+    lam = []
+    for c, x in zip(idx, val):
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < n_clusters:
+            raise CertificateError(f"fixing: lambda names cluster {c!r}, not in 0..{n_clusters - 1}")
+        x = _num(x, "fixing: lambda")
+        if not (x >= 0 and math.isfinite(x)):
+            report.add("fixing", False, f"fixing: λ of cluster {c} is {x} (must be finite and >= 0)")
+            return math.nan, None
+        lam.append((c, x))
+    _, per = ev.candidate_bounds(domain, lam)
+    fixed = domain & (per < below)
+    bound = float(per[fixed].max()) if fixed.any() else -math.inf
+    report.add("fixing", True, f"{int(fixed.sum())} candidate set(s) fixed out by reduced cost (every DAG using "
+               f"one scores at most {bound:.12g})")
+    return bound, domain & ~fixed
+
+
 def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
     got = _parse_certificate(cert, pc, report)
     if got is None:
@@ -471,6 +515,9 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
     else:
         raise CertificateError(f"'candidates' must be 'all' or 'non-dominated', got {candidates!r}")
     ev = _Evaluator(pc, clusters, domain)
+    fixed_bound, domain = _fixing(cert.get("fixing"), ev, domain, len(clusters), report)
+    if domain is None:
+        return
     tol = rtol * max(1.0, abs(target)) if math.isfinite(target) else 0.0
     threshold = target + tol
     own: dict[int, float] = {}
@@ -510,6 +557,8 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
             b = -math.inf
         if b > worst:
             worst, worst_leaf = b, nid
+    if fixed_bound > worst:
+        worst, worst_leaf = fixed_bound, None
     report.verified_bound = worst
     report.covers = cert.get("covers", "tree")
     report.add("certificate bound", True,

@@ -13,8 +13,9 @@ when the best decoded score meets the highest open bound.
 :class:`~lpbn.control.SolveControl` and :class:`~lpbn.dual.options.DualOptions`;
 :meth:`BranchAndBound.run` returns the :class:`~lpbn.result.SolveResult`.  Beyond the paper,
 and each switched off by an option: the exact LP polish (``lp_polish``), edge branching at
-the LP point (``branching``, :mod:`lpbn.dual.branching`), k-cluster constraints (``k_max``)
-and the ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`).
+the LP point (``branching``, :mod:`lpbn.dual.branching`), k-cluster constraints (``k_max``),
+the ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`) and
+reduced-cost fixing from the root's λ (``fixing``, :mod:`lpbn.dual.fixing`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from .branching import (
     choose_branch_strong,
     fixed_structure,
 )
+from .fixing import RootFixing
 from .incumbent import OrderSearch, dag_order
 from .options import DualOptions
 from .polish import polish
@@ -63,6 +65,9 @@ OBS_CLIMB_N2 = 20_000
 PRIMAL_FIRST_MAX_N = 256
 #: Perturbation climbs of the first OBS search (from the greedy order, before the root).
 OBS_FIRST_CLIMBS = 20
+#: Reduced-cost fixing rebuilds the cache (state, LP, local search) without the fixed candidates
+#: once they are at least this share of the current cache; smaller sets are only masked.
+FIXING_REBUILD_FRACTION = 0.1
 #: Above this many variables the relaxation adds many clusters per round and runs few CD sweeps
 #: between separations (``separation_batch`` and ``round_sweeps`` in :class:`DualOptions`).
 SCALE_N = 1000
@@ -134,6 +139,14 @@ class BranchAndBound:
         self.rounds_seen = 0
         self.first_climbs = 0
         self.climb_cost = max(1.0, cache.n ** 2 / OBS_CLIMB_N2)
+        # reduced-cost fixing (lpbn.dual.fixing): the root's bounds, the mask of the candidates
+        # still in play (None: all of the current cache) and the map from the first cache's
+        # candidate indices (those an incumbent_feed gives) to the current cache's (-1: fixed)
+        self.fixing: RootFixing | None = None
+        self.fixed_at = -math.inf        # incumbent score of the last fixing
+        self.keep: np.ndarray | None = None
+        self.base_to_cur: np.ndarray | None = None
+        self.stats["fixed_candidates"] = 0
 
     # ------------------------------------------------------------------ driver
     def run(self) -> SolveResult:
@@ -171,9 +184,10 @@ class BranchAndBound:
             if stop:
                 return stop
             if feed is not None:
-                fed = feed()
+                fed = self._current_choice(feed())
                 if fed is not None:
                     inc.offer(fed, float(self.cache.scores[fed].sum()))
+            self._refix()
             node = heapq.heappop(self.heap)
             if self._closed(node.bound):
                 continue
@@ -217,6 +231,8 @@ class BranchAndBound:
         self.control.improved(bound=self.global_bound(value))
         if value == -math.inf or self._closed(value):
             return None
+        if node.depth == 0 and self.opts.fixing:
+            self._start_fixing()
         if self.searcher is not None:
             self._local_search()
             if self._closed(value):
@@ -239,7 +255,8 @@ class BranchAndBound:
         it runs (k-clusters and exact separation may be root-only)."""
         opts, state = self.opts, self.state
         is_root = node.depth == 0
-        state.set_allowed(allowed_mask(self.cache, node.decisions))
+        allowed = allowed_mask(self.cache, node.decisions)
+        state.set_allowed(allowed if self.keep is None else allowed & self.keep)
         state.set_lambda(node.lam)
         state.flips[:] = 0
         state.exact_separation = opts.exact_separation == "all" or (opts.exact_separation == "root" and is_root)
@@ -293,6 +310,63 @@ class BranchAndBound:
             self.root_clusters = state.family_of_clusters()
             self.root_value = value
         return value, lam
+
+    # ------------------------------------------------------------------ reduced-cost fixing
+    def _start_fixing(self) -> None:
+        """Fix from the root's λ (valid for the whole search, lpbn.dual.fixing); when that
+        rebuilt the cache, re-solve the root LP on it so branching has its LP point again."""
+        self.fixing = RootFixing(self.state)
+        if self._refix() and self.opts.lp_polish != "off":
+            polish(self.state, None if not math.isfinite(self.deadline)
+                   else max(0.2, self.deadline - time.perf_counter()))
+
+    def _refix(self) -> bool:
+        """Drop the candidates that cannot beat the (improved) incumbent; True when the cache
+        was rebuilt without them."""
+        inc = self.inc
+        if self.fixing is None or not inc.score > self.fixed_at:
+            return False
+        self.fixed_at = inc.score
+        keep = self.fixing.keep(inc.score)
+        if inc.choice is not None:
+            keep[inc.choice] = True      # their bound is at least the score (rounding aside)
+        gone = int(np.count_nonzero(~keep))
+        if gone == 0:
+            return False
+        counts = np.bincount(self.cache.family[keep], minlength=self.cache.n)
+        if gone < FIXING_REBUILD_FRACTION * len(keep) or np.any(counts == 0):
+            self.keep = keep
+            return False
+        self._rebuild(keep)
+        self.stats["fixed_candidates"] += gone
+        return True
+
+    def _rebuild(self, keep: np.ndarray) -> None:
+        """Continue on the sub-cache of the ``keep`` candidates: the state (same clusters and
+        λ), the incumbent's and the feed's candidate indices, the local search; open nodes
+        lose their LP bases (the columns changed) but keep their decisions and λ."""
+        to_new = np.cumsum(keep) - 1
+        to_new[~keep] = -1
+        self.state = self.state.restricted(keep)
+        self.cache = self.state.cache
+        self.fixing.remap(keep)
+        self.keep = None
+        self.base_to_cur = to_new if self.base_to_cur is None else \
+            np.where(self.base_to_cur >= 0, to_new[np.maximum(self.base_to_cur, 0)], -1)
+        if self.inc.choice is not None:
+            self.inc.choice = to_new[self.inc.choice]
+        if self.searcher is not None:
+            self.searcher = self.searcher.on_cache(self.cache)
+        for nd in self.heap:
+            nd.basis = None
+
+    def _current_choice(self, choice: Any) -> np.ndarray | None:
+        """A choice over the first cache as one over the current cache (None when it uses a
+        fixed candidate: it cannot beat the incumbent)."""
+        if choice is None or self.base_to_cur is None:
+            return choice
+        cur = self.base_to_cur[np.asarray(choice, dtype=np.int64)]
+        return None if np.any(cur < 0) else cur
 
     # ------------------------------------------------------------------ branching
     def _choose_branch(self, value: float) -> tuple[int, np.ndarray] | None:
@@ -403,4 +477,5 @@ class BranchAndBound:
         node; dominated candidates were dropped when ``prune``."""
         state = self.state
         return {"clusters": state.cbits.copy(), "k": state.ck.copy(), "nodes": self.tree_nodes,
-                "lambda": self.tree_lam, "candidates": "non-dominated" if self.opts.prune else "all"}
+                "lambda": self.tree_lam, "candidates": "non-dominated" if self.opts.prune else "all",
+                "fixing": None if self.fixing is None else self.fixing.certificate()}

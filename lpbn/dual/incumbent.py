@@ -43,6 +43,17 @@ class OrderSearch:
         self.climbs = 0
         self.perturb_climbs = 0
 
+    def on_cache(self, cache: ScoreCache) -> OrderSearch:
+        """The same search (RNG, best order, counters) over another cache of the same
+        variables, e.g. after reduced-cost fixing removed candidates."""
+        new = OrderSearch(cache)
+        new.rng = self.rng
+        new.seconds, new.climbs, new.perturb_climbs = self.seconds, self.climbs, self.perturb_climbs
+        if self.best_order is not None:
+            new.best_order = self.best_order.copy()
+            new.best_score = float(cache.best_for_order(new.best_order)[1])
+        return new
+
     def _climb(self, order: np.ndarray) -> float:
         self.climbs += 1
         s = self._obs._climb(self.bits, self.cache.offsets, self.cache.scores, order, self.pre,

@@ -70,6 +70,11 @@ class DualOptions:
         "Where exact cluster separation (lpbn.lp.exact_separation) is the last resort: 'none', "
         "'root' or 'all' (B&B stays exact without it)."))
     grow_seeds: int | None = _opt(None, "Seeds of the eq. 20 greedy growth at most (default: every node).")
+    fixing: bool = _opt(True, (
+        "Reduced-cost fixing (lpbn.dual.fixing): after the root, and whenever the incumbent "
+        "improves, drop every candidate whose bound from the root's λ (U(λ) minus its regret) "
+        "is below the incumbent; the search continues on the smaller cache once at least "
+        "FIXING_REBUILD_FRACTION of the candidates are gone (recorded in the certificate)."))
     k_max: int = _opt(3, (
         "When no eq. 6 cluster is violated at η, separate k-cluster constraints (Cussens et al. "
         "2017) for 2 <= k <= k_max (1 disables them; at most kernels.MAX_K); needs primal_first."))

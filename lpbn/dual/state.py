@@ -110,6 +110,23 @@ class DualState:
     def add_cluster(self, members) -> bool:
         return self.add_cluster_bits(bs.to_bitset(members, self.n))
 
+    #: settings and counters a restricted state carries over (see :meth:`restricted`)
+    CARRIED = ("exact_separation", "subip_clusters", "separation_errors", "grow_seeds", "grow_skip_failed",
+               "primal_first", "k_max", "kcluster_growth", "max_new", "round_sweeps", "sweeps",
+               "subgradient_steps")
+
+    def restricted(self, keep: np.ndarray) -> DualState:
+        """This state over the sub-cache of the ``keep`` candidates (``ScoreCache.select``):
+        the same clusters in the same order (so cluster ids and λ carry over), λ, settings
+        and counters; no LP model or LP point (they index the old candidates)."""
+        new = DualState(self.cache.select(keep))
+        for row, k in zip(self.cbits, self.ck):
+            new.add_cluster_bits(row, int(k))
+        for name in self.CARRIED:
+            setattr(new, name, getattr(self, name))
+        new.set_lambda(self.lam)
+        return new
+
     def family_of_clusters(self) -> ClusterFamily:
         """The eq. 6 clusters (k = 1) as a :class:`ClusterFamily`, in the order they were added."""
         fam = ClusterFamily(self.n)
