@@ -295,3 +295,71 @@ def test_deepening_stopped_between_rounds_is_not_proven():
     got = listed(res, cache)
     assert {g[1] for g in got} == {d[1] for d in dags[:len(got)]}
     assert res.upper_bound >= dags[len(got)][0] - 1e-9
+
+
+# ---------------------------------------------------------------- lpbn bench with k_best
+def test_bench_suite_with_k_best(tmp_path, instances, known_optima):
+    """Suite-level k_best and entry-level k_best/classes make k-best runs: every listed DAG is
+    re-scored by the worker, the best is checked against the optimum, and the report has the
+    k-best table; a wrong optimum is still caught."""
+    import csv
+    import textwrap
+
+    from lpbn.bench import load_suite
+    from lpbn.bench.suite import SuiteError, kbest_of
+    from lpbn.cli import main
+
+    asia = "andrewli77__MINOBS-anc/data/bic/asia_250_1.BIC"
+    opt = known_optima["exact_dp"][asia]["optimum"]
+    text = f'''
+    name = "kb"
+    base = "{instances.as_posix()}"
+    methods = ["auto"]
+    time_limit = 60
+    memory_limit = 4096
+    k_best = 20
+
+    [[instance]]
+    name = "asia"
+    file = "{asia}"
+    n = 8
+    optimum = {opt!r}
+
+    [[instance]]
+    name = "asia-classes"
+    file = "{asia}"
+    k_best = 5
+    classes = true
+    optimum = {opt!r}
+
+    [[instance]]
+    name = "asia-wrong"
+    file = "{asia}"
+    k_best = 3
+    optimum = {opt + 1.0!r}
+    '''
+    p = tmp_path / "kb.toml"
+    p.write_text(textwrap.dedent(text))
+    suite = load_suite(p)
+    assert [kbest_of(suite, e) for e in suite.entries] == [(20, False), (5, True), (3, False)]
+    out = tmp_path / "res"
+    rc = main(["bench", str(p), "--no-warmup", "-o", str(out), "-q"])
+    assert rc == 1                                                   # the planted wrong optimum
+    with open(out / "kb" / "latest" / "results.csv") as fh:
+        rows = {r["instance"]: r for r in csv.DictReader(fh)}
+    for name, k, classes in (("asia", 20, False), ("asia-classes", 5, True)):
+        r = rows[name]
+        st = json.loads(r["stats"])
+        assert r["status"] == "optimal" and r["check"] == "ok", r
+        assert st["k"] == k and st["classes"] is classes and st["listed"] >= k
+        assert st["solutions_checked"] == st["listed"] and st["kth_score"] <= float(r["score"])
+    assert rows["asia-wrong"]["check"] == "WRONG"
+    summary = (out / "kb" / "latest" / "summary.md").read_text()
+    assert "## The k best networks" in summary and "| asia-classes | k-best/bnb | 5 | yes | optimal |" in summary
+    for body, msg in (("k_best = 0\n[[instance]]\nfile = 'a'\n", "k_best must be"),
+                      ("classes = true\n[[instance]]\nfile = 'a'\n", "needs k_best"),
+                      ("[[instance]]\nfile = 'a'\nclasses = 1\n", "true or false")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(body)
+        with pytest.raises(SuiteError, match=msg):
+            load_suite(bad)

@@ -305,6 +305,7 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
             [_cell(r) for r in rs] + [_peer_cell(e.peers.get(p)) for p in peer_names]
         L.append("| " + " | ".join(cells) + " |")
     L += auto_table(run)
+    L += kbest_table(run)
     L += scoring_table(run)
     L += gap_table(run)
     L += check_table(run)
@@ -341,6 +342,36 @@ def auto_table(run: BenchRun) -> list[str]:
     for r in rows:
         chose.setdefault(r["solver"], []).append(r["instance"])
     return ["", "`auto` chose: " + "; ".join(f"{m} on {', '.join(v)}" for m, v in chose.items()) + "."]
+
+
+def kbest_table(run: BenchRun) -> list[str]:
+    """Rows of k-best runs (suite or entry ``k_best``): what was listed and proven, and the work
+    (empty without k-best rows)."""
+    rows = [r for r in run.rows if (r.get("stats") or {}).get("k") is not None]
+    if not rows:
+        return []
+    L = ["", "## The k best networks", "",
+         ("`lpbn.solve(cache, k_best=K[, classes=True])`: listed = entries with ties of the K-th; "
+          "K-th = the K-th entry's score; next = the best score any unlisted DAG/class can have "
+          "(proven when the status is optimal); rounds = threshold rounds of `bnb`; families = "
+          "kept by the exact per-family bound / all.  Every listed DAG is re-scored by the worker.  "
+          "Seconds: solve (whole process)."), "",
+         ("| instance | method | K | classes | status | listed | best | K-th | next | rounds | nodes | "
+          "families | tables | solve s (process s) | peak RSS MB |"),
+         "|" + "---|" * 15]
+    for r in rows:
+        st = r.get("stats") or {}
+        rounds = st.get("rounds")
+        nr = len(rounds) if isinstance(rounds, list) else ""
+        fam = (f"{st.get('families_kept')} / {st.get('families')}" if st.get("families") else "")
+        tables = {True: "exact", False: "none"}.get(st.get("family_bounds_exact"), "")
+        L.append(f"| {r['instance']} | {r.get('solver') or r['method']} | {st.get('k')} | "
+                 f"{'yes' if st.get('classes') else 'no'} | {r['status']} | {st.get('listed', '')} | "
+                 f"{_fmt(r.get('score'), '.2f')} | {_fmt(st.get('kth_score'), '.2f')} | "
+                 f"{_fmt(st.get('next_bound'), '.2f')} | {nr} | {st.get('nodes', '')} | {fam} | {tables} | "
+                 f"{_secs(r.get('seconds'))} ({_secs(r.get('process_seconds'))}) | "
+                 f"{'' if r.get('peak_rss_mb') is None else format(r['peak_rss_mb'], '.0f')} |")
+    return L
 
 
 def scoring_table(run: BenchRun) -> list[str]:

@@ -45,7 +45,7 @@ from ..solve import available_methods
 from . import checks
 from .procs import Canceller, ProcOutcome, classify_failure, run_worker
 from .progress import Progress
-from .suite import Entry, Suite
+from .suite import KBEST_HEADROOM_MB, Entry, Suite, kbest_of
 from .worker import load_plugins
 
 #: default order in which methods are listed
@@ -208,7 +208,8 @@ def run_suite(suite: Suite, config: BenchConfig,
             if need_cache:
                 _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress, notes)
             if config.warmup:
-                _warmup(methods, pool, workdir, memory_limit, config, canceller, progress)
+                kb = any(kbest_of(suite, p["entry"])[0] is not None for p in plan)
+                _warmup(methods, pool, workdir, memory_limit, config, canceller, progress, kbest=kb)
             _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit,
                          memory_limit, config, canceller, progress, rows, on_row)
         except BaseException:
@@ -310,8 +311,9 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
             progress.note(f"scoring {e.name} failed: {status} {msg}")
 
 
-def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress):
-    """Fill numba's compile cache with one untimed run per method on a tiny instance."""
+def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress, kbest=False):
+    """Fill numba's compile cache with one untimed run per method on a tiny instance (a k-best
+    run when the suite lists k best networks: its kernels are others)."""
     from ..formats import write_scores
     from ..synthetic import random_cache
     path = workdir / "warmup.jkl"
@@ -330,6 +332,8 @@ def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress):
         elif m in TOOLS:
             job = {"kind": m, "file": str(path), "time_limit": 30.0, "options": {},
                    "memory_limit_mb": memory_limit, "plugins": config.plugins}
+        elif kbest:
+            job.update(k_best=5, classes=False)
         futures.append(pool.submit(run_worker, job, workdir, f"warmup-{m}", 120.0, canceller))
     progress.note(f"warming up {', '.join(methods)} (compile caches)")
     cf.wait(futures)
@@ -396,7 +400,13 @@ def _job(m: str, e: Entry, p: dict[str, Any], limit: float, memory_limit: int, s
                 "reference": str(e.file) if e.has_file() else None, "rtol": e.optimum_rtol}
     if m in TOOLS:
         return {**common, "kind": m, "file": p["file"], "optimum": e.optimum, "repeat": 1}
-    return {**common, "kind": "solve", "file": p["file"], "method": m, "truth": p.get("truth")}
+    job = {**common, "kind": "solve", "file": p["file"], "method": m, "truth": p.get("truth")}
+    k, classes = kbest_of(suite, e)
+    if k is not None:
+        opts = dict(common["options"])
+        opts.setdefault("memory_limit", max(0, memory_limit - KBEST_HEADROOM_MB) * 2**20)
+        job.update(k_best=k, classes=classes, options=opts)
+    return job
 
 
 def _finish(row, rows, progress, on_row):

@@ -11,6 +11,8 @@ A suite is read with the standard library's :mod:`tomllib`.  Schema (every key b
     memory_limit = 4096            # MB of address space per run (default 8192)
     jobs = 2                       # runs in parallel (default 1)
     trace_plots = ["wine"]         # instances whose bound/incumbent trace is plotted
+    k_best = 1000                  # list the K best DAGs (lpbn.solve(k_best=K)) instead of one
+    classes = false                # ... or the K best Markov equivalence classes
 
     [limits.dp]                    # per-method limits checked before a run is launched
     max_n = 26                     # larger instances are recorded as 'skipped'
@@ -31,12 +33,21 @@ A suite is read with the standard library's :mod:`tomllib`.  Schema (every key b
     optimum_source = "GOBNILP (ANCHORS.md)"
     optimum_rtol = 1e-6            # tolerance of the check (default 1e-6 relative)
     time_limit = 600               # this instance's own limit (default: the suite's)
+    k_best = 100                   # this instance's own K (default: the suite's)
+    classes = true                 # this instance's own choice (default: the suite's)
     peers = { gobnilp = { seconds = 0.84, status = "optimal", best = -1258.44590861 } }
 
 With both ``data`` and ``file``, the file is the equivalent cache used when scoring is
 unavailable or ``source="cache"`` is asked for.  Paths starting with ``../shared/`` point
 to the shared benchmark collection (``$LPBN_SHARED`` overrides its location); instances
 whose files are absent are recorded as ``absent`` rows, never as failures.
+
+With ``k_best`` (suite or entry), every solver run of that entry is a k-best run
+(``lpbn.solve(cache, method, k_best=K, classes=...)``): the worker re-scores every listed DAG,
+the row's score is the best one (checked against ``optimum`` as usual), and the report adds a
+k-best table (K, listed, K-th score, nodes, ...).  Its engine's DP-table memory limit is the
+run's memory limit less :data:`KBEST_HEADROOM_MB` unless ``[options.METHOD]`` sets
+``memory_limit`` (bytes).
 """
 
 from __future__ import annotations
@@ -55,10 +66,14 @@ DEFAULT_RTOL = 1e-6
 DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MEMORY_LIMIT_MB = 8192
 
+#: memory (MB) a k-best run keeps for the interpreter, numba and the cache besides its DP tables
+KBEST_HEADROOM_MB = 1536
+
 _SUITE_KEYS = {"name", "description", "base", "methods", "time_limit", "memory_limit", "jobs",
-               "trace_plots", "limits", "options", "instance", "notes"}
+               "trace_plots", "limits", "options", "instance", "notes", "k_best", "classes"}
 _ENTRY_KEYS = {"name", "file", "data", "synthetic", "scoring", "score_type", "n", "optimum",
-               "optimum_source", "optimum_rtol", "peers", "note", "trace", "time_limit"}
+               "optimum_source", "optimum_rtol", "peers", "note", "trace", "time_limit", "k_best",
+               "classes"}
 #: keys of a ``synthetic`` table: arguments of :func:`lpbn.synthetic.random_dataset`
 _SYNTHETIC_KEYS = {"variables", "rows", "seed", "max_in_degree", "arities", "alpha"}
 
@@ -89,6 +104,9 @@ class Entry:
     synthetic: dict[str, Any] | None = None
     #: this instance's own time limit per run (overrides the suite's)
     time_limit: float | None = None
+    #: list the K best DAGs (or classes) instead of one (None: the suite's setting)
+    k_best: int | None = None
+    classes: bool | None = None
 
     def has_file(self) -> bool:
         return self.file is not None and self.file.exists()
@@ -112,6 +130,8 @@ class Suite:
     trace_plots: list[str] = field(default_factory=list)
     limits: dict[str, dict[str, Any]] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    k_best: int | None = None
+    classes: bool = False
 
     def entry(self, name: str) -> Entry:
         for e in self.entries:
@@ -186,7 +206,14 @@ def load_suite(spec: str | os.PathLike) -> Suite:
         trace_plots=_str_list(raw.get("trace_plots", []), path, "trace_plots"),
         limits=_tables(raw.get("limits", {}), path, "limits"),
         options=_tables(raw.get("options", {}), path, "options"),
+        k_best=_k_best(raw.get("k_best"), str(path)),
+        classes=_bool(raw.get("classes", False), str(path), "classes"),
     )
+    for e in entries:
+        classes = e.classes if e.classes is not None else suite.classes
+        if classes and e.k_best is None and suite.k_best is None:
+            raise SuiteError(f"{path}: instance {e.name!r}: classes = true needs k_best (the number "
+                             "of classes to list)")
     for name in suite.trace_plots:
         if name not in names:
             raise SuiteError(f"{path}: trace_plots names unknown instance {name!r}")
@@ -232,7 +259,31 @@ def _entry(item: Any, base: Path, path: Path, k: int) -> Entry:
                  optimum_rtol=_positive(item.get("optimum_rtol", DEFAULT_RTOL), path, "optimum_rtol"),
                  peers=peers, note=str(item.get("note", "")), trace=bool(item.get("trace", False)),
                  label=label, synthetic=synthetic,
-                 time_limit=None if "time_limit" not in item else _positive(item["time_limit"], path, "time_limit"))
+                 time_limit=None if "time_limit" not in item else _positive(item["time_limit"], path, "time_limit"),
+                 k_best=_k_best(item.get("k_best"), where),
+                 classes=None if "classes" not in item else _bool(item["classes"], where, "classes"))
+
+
+def kbest_of(suite: Suite, e: Entry) -> tuple[int | None, bool]:
+    """``(K, classes)`` of the entry's solver runs: its own keys, else the suite's; K None
+    means single-solution runs."""
+    k = e.k_best if e.k_best is not None else suite.k_best
+    classes = e.classes if e.classes is not None else suite.classes
+    return k, bool(classes) and k is not None
+
+
+def _k_best(v: Any, where: str) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise SuiteError(f"{where}: k_best must be a positive integer, got {v!r}")
+    return int(v)
+
+
+def _bool(v: Any, where: str, key: str) -> bool:
+    if not isinstance(v, bool):
+        raise SuiteError(f"{where}: {key} must be true or false, got {v!r}")
+    return v
 
 
 def _synthetic(v: Any, where: str) -> dict[str, Any] | None:

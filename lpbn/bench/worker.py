@@ -152,6 +152,45 @@ def check_dag(cache, result) -> tuple[str, float | None]:
     return "", total
 
 
+def check_kbest(cache, result) -> str:
+    """Independent check of a k-best list: every entry re-scored (acyclic, candidate parent
+    sets, score as reported), best first, distinct, and the first entry is ``result.dag``."""
+    from lpbn.result import DAG
+    sols = result.solutions or []
+    index = {name: i for i, name in enumerate(cache.names)}
+    seen = set()
+    last = math.inf
+    for r, s in enumerate(sols, 1):
+        try:
+            dag = DAG(cache.names, [[index[p] for p in s["parents"][v]] for v in cache.names])
+        except KeyError as exc:
+            return f"solution {r}: unknown variable {exc}"
+        if dag.find_cycle() is not None:
+            return f"solution {r} has a directed cycle"
+        total = 0.0
+        for i, ps in enumerate(dag.parents):
+            ls = cache.local_score(i, ps)
+            if ls is None:
+                return f"solution {r}: a parent set of {cache.names[i]} is not a candidate"
+            total += ls
+        if abs(total - s["score"]) > 1e-9 * max(1.0, abs(total)):
+            return f"solution {r} reports {s['score']!r} but scores {total!r}"
+        if s["score"] > last + 1e-9 * max(1.0, abs(last)):
+            return f"solution {r} scores above solution {r - 1}"
+        last = s["score"]
+        if dag.parents in seen:
+            return f"solution {r} is listed twice"
+        seen.add(dag.parents)
+        if r == 1 and result.dag is not None and result.dag.parents != dag.parents:
+            return "the result's DAG is not the first solution"
+    st = result.stats
+    if sols:
+        k = int(st.get("k", len(sols)))
+        st["kth_score"] = float(sols[min(k, len(sols)) - 1]["score"])
+    st["solutions_checked"] = len(sols)
+    return ""
+
+
 def run_solve(job: dict[str, Any]) -> dict[str, Any]:
     import lpbn
     t0 = time.perf_counter()
@@ -159,11 +198,14 @@ def run_solve(job: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"read_seconds": time.perf_counter() - t0, "n": cache.n, "m": cache.m}
     seconds = []
     result = None
+    kbest = {"k_best": job["k_best"], "classes": bool(job.get("classes"))} if job.get("k_best") else {}
     for _ in range(max(1, int(job.get("repeat", 1)))):
         result = lpbn.solve(cache, method=job["method"], time_limit=job.get("time_limit"),
-                            **job.get("options", {}))
+                            **kbest, **job.get("options", {}))
         seconds.append(float(result.seconds))
     problem, rescored = check_dag(cache, result)
+    if kbest and not problem:
+        problem = check_kbest(cache, result)
     if job.get("truth"):
         out["truth"] = truth_metrics(result, job["truth"])
     out.update(status=result.status, score=_num(result.score), upper_bound=_num(result.upper_bound),
