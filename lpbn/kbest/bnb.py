@@ -181,6 +181,25 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, remb, state, p
     return 0
 
 
+#: largest pattern-database group (n·2^(n-1) doubles: 22 -> 370 MB, a few seconds)
+MAX_GROUP = 22
+
+
+def _group_bounds(cache: ScoreCache, limit: int, control):
+    """:class:`lpbn.kbest.tables.GroupBounds` with the largest groups the memory limit allows
+    (at most :data:`MAX_GROUP`), grouped by coupling (:func:`lpbn.bfbnb.heuristic.make_groups`);
+    None when not even groups of 2 fit or the limits stopped it."""
+    from ..bfbnb.heuristic import make_groups
+    from . import tables as tb
+    g = min(MAX_GROUP, cache.n)
+    while g >= 2 and tb.group_memory([g, g]) > limit:
+        g -= 1
+    if g < 2:
+        return None
+    gb = tb.GroupBounds(cache, make_groups(cache, g), control.should_stop)
+    return gb if gb.ok else None
+
+
 def _decision_order(cache: ScoreCache, opt_parents: list[tuple[int, ...]] | None) -> np.ndarray:
     """Decide the variables in a topological order of the optimal DAG (sources first: the
     undecided variables are then the sinks, whose backward-table bound is tight; on hepatitis,
@@ -196,7 +215,7 @@ def _decision_order(cache: ScoreCache, opt_parents: list[tuple[int, ...]] | None
 
 def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                   memory_limit: int | None = None, tables: bool | None = None,
-                  chunk: int = CHUNK_NODES) -> dict:
+                  groups: bool | None = None, chunk: int = CHUNK_NODES) -> dict:
     """Run the engine; returns a dict with the collector and the proof (see api)."""
     from . import tables as tb
     n = cache.n
@@ -206,6 +225,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
     coll = Collector(cache.masks, cache.scores, k, classes=classes)
     logc = np.log(cache.counts().astype(np.float64))
     opt_parents = None
+    gb = None
     if use_tables:
         got = tb.family_bounds(cache, control.should_stop)
         if got is None:
@@ -216,12 +236,19 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         stats["optimum"] = opt
         control.improved(best=opt, bound=opt)
     else:
-        best = cache.best_unconstrained()
-        full = cache.scores + (best.sum() - best[cache.family])
-        stats["family_bounds"] = "trivial (DP tables above the memory limit)"
+        gb = _group_bounds(cache, limit, control) if groups is not False else None
+        if gb is not None:
+            full = gb.full
+            stats["family_bounds"] = (f"pattern database, groups of {sorted(map(len, gb.groups), reverse=True)} "
+                                      "variables (DP tables above the memory limit)")
+            stats["upper_bound"] = gb.top
+        else:
+            best = cache.best_unconstrained()
+            full = cache.scores + (best.sum() - best[cache.family])
+            stats["family_bounds"] = "trivial (DP tables above the memory limit)"
     stats["family_bounds_exact"] = bool(use_tables)
-    order = _decision_order(cache, opt_parents)
     if opt_parents is not None:
+        order = _decision_order(cache, opt_parents)
         from ..result import DAG
         seed_order = np.array(DAG(cache.names, opt_parents).topological_order(), dtype=np.int64)
     else:
@@ -229,6 +256,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         seed_order, _ = ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()),
                                         max_restarts=50)
         seed_order = np.asarray(seed_order, dtype=np.int64)
+        order = seed_order.copy()                 # sources of a good order first, as with tables
     # classes: K classes need at least K DAGs, so the DAG seed is a valid class threshold only
     # for K = 1; use it for DAGs only (for classes it only guides the first round's guess)
     dag_seed, seed_scores = order_seed(cache, seed_order, k, with_scores=True)
@@ -245,9 +273,15 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                 rm |= 1 << int(v)
             remb[d] = float(btab[rm])
         del btab
+    elif gb is not None:
+        for d in range(n + 1):
+            remb[d] = gb.rest(order[d:])
     top = opt if use_tables else float(seed_scores[0]) if len(seed_scores) else -math.inf
     rounds = []
-    t = _first_guess(top, seed_scores, k, seed)
+    # threshold rounds pay off when a round near the final threshold is cheap, i.e. with the
+    # exact per-family bounds; without them (flag, n = 29: 0 classes listed in 60 s at the
+    # first guess, 100 with one plain round) one round from the seed
+    t = _first_guess(top, seed_scores, k, seed) if use_tables else seed
     while True:
         out = _round(cache, k, control, classes, full, logc, order, remb, t, chunk)
         coll = out["collector"]

@@ -75,12 +75,16 @@ def family_bounds(cache: ScoreCache, should_stop=None
     ``j`` (exact), the optimal score, the DP's sink table (for the optimal DAG) and the backward
     table ``b`` (``b[T]`` = best score of the variables ``T`` placed after all others); None when
     ``should_stop()`` said so between variables."""
-    n = cache.n
-    masks = cache.masks
+    return _bounds(cache.n, cache.masks, cache.scores, cache.offsets, should_stop)
+
+
+def _bounds(n, masks, scores, offsets, should_stop=None):
+    """:func:`family_bounds` on arrays (parent masks over ``n`` variables, candidates grouped by
+    child with ``offsets``; several candidates may share a mask)."""
+    m = len(scores)
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
     for i in range(n):
-        best_score_table(masks, cache.scores, int(cache.offsets[i]), int(cache.offsets[i + 1]), i,
-                          tables[i])
+        best_score_table(masks, scores, int(offsets[i]), int(offsets[i + 1]), i, tables[i])
     full = (1 << n) - 1
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
@@ -92,11 +96,77 @@ def family_bounds(cache: ScoreCache, should_stop=None
     b = np.empty(1 << n, dtype=np.float64)
     _backward(tables, b, n)
     del tables
-    out = np.full(cache.m, -np.inf)
+    out = np.full(m, -np.inf)
     h = np.empty(1 << max(n - 1, 0), dtype=np.float64)
     for x in range(n):
-        _family_best(f, b, n, x, masks, cache.scores, int(cache.offsets[x]), int(cache.offsets[x + 1]),
-                     out, h)
+        _family_best(f, b, n, x, masks, scores, int(offsets[x]), int(offsets[x + 1]), out, h)
         if should_stop is not None and should_stop():
             return None
     return out, float(f[full]), leaf, b
+
+
+class GroupBounds:
+    """Memory-light bounds for caches beyond the DP tables (a static pattern database, Yuan &
+    Malone 2012, used for the k best): the variables are split into groups ``G`` of at most
+    ``max_group``; inside a group the tables above are built with every variable outside the
+    group free (a candidate's parents outside ``G`` are dropped: any of them is allowed), so
+    acyclicity is kept within groups only.  Then, for ``R`` ⊆ V,
+
+        b_PD(R) = Σ_G b_G(R ∩ G)  ≥  the best score of R placed after V∖R,
+
+    and the best DAG containing the family ``X ← U`` (``X`` in group ``G``) scores at most
+
+        best_G(X, U ∩ G) + Σ_{G' ≠ G} b_{G'}(G'),
+
+    where ``best_G`` is :func:`family_bounds`' value in ``G`` (relaxation: the DAG restricted to
+    each group, with the rest free, is a network of that group).  Memory: ``g·2^(g-1)`` per
+    group of ``g`` variables."""
+
+    def __init__(self, cache: ScoreCache, groups: list[list[int]], should_stop=None):
+        n = cache.n
+        self.groups = [sorted(int(v) for v in g) for g in groups]
+        self.btabs = []
+        self.full = np.full(cache.m, -np.inf)
+        self.ok = True
+        tops = []
+        outs = []
+        for g in self.groups:
+            k = len(g)
+            pos = {v: t for t, v in enumerate(g)}
+            idx = np.concatenate([np.arange(cache.offsets[v], cache.offsets[v + 1]) for v in g])
+            offs = np.zeros(k + 1, dtype=np.int64)
+            offs[1:] = np.cumsum([cache.offsets[v + 1] - cache.offsets[v] for v in g])
+            src = cache.masks[idx]
+            proj = np.zeros(len(idx), dtype=np.uint64)
+            for v, t in pos.items():
+                proj |= ((src >> np.uint64(v)) & np.uint64(1)) << np.uint64(t)
+            got = _bounds(k, proj, cache.scores[idx], offs, should_stop)
+            if got is None:
+                self.ok = False
+                return
+            out, _, _, b = got
+            self.btabs.append(b)
+            tops.append(float(b[(1 << k) - 1]))
+            outs.append((idx, out))
+        total = float(sum(tops))
+        for (idx, out), top in zip(outs, tops):
+            self.full[idx] = out + (total - top)
+        self.top = total
+        self.pos = np.full(n, -1, dtype=np.int64)
+        self.grp = np.full(n, -1, dtype=np.int64)
+        for gi, g in enumerate(self.groups):
+            for t, v in enumerate(g):
+                self.pos[v] = t
+                self.grp[v] = gi
+
+    def rest(self, vars_) -> float:
+        """b_PD of the set ``vars_`` (see the class docstring)."""
+        keys = [0] * len(self.groups)
+        for v in vars_:
+            keys[self.grp[v]] |= 1 << int(self.pos[v])
+        return float(sum(self.btabs[gi][key] for gi, key in enumerate(keys)))
+
+
+def group_memory(sizes: list[int]) -> int:
+    """Bytes :class:`GroupBounds` needs for groups of these sizes (at most; built one by one)."""
+    return max((estimate_memory(g) for g in sizes), default=0) + sum(2 ** g * 8 for g in sizes)
