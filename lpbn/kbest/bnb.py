@@ -68,6 +68,56 @@ def order_seed(cache: ScoreCache, order: np.ndarray, k: int, with_scores: bool =
     return (seed, sums) if with_scores else seed
 
 
+def order_kbest(cache: ScoreCache, order: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (up to) K best DAGs consistent with ``order``, best first: their scores and their
+    choices (one global candidate index per variable); all distinct, all acyclic."""
+    n = cache.n
+    order = np.asarray(order, dtype=np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    acc = np.zeros(1)
+    ch = np.zeros((1, 0), dtype=np.int64)
+    for i in range(n):
+        pred = 0
+        for v in order[:pos[i]]:
+            pred |= 1 << int(v)
+        r = cache.family_range(i)
+        cand = np.arange(r.start, r.stop)[(cache.masks[r.start:r.stop] & ~np.uint64(pred)) == 0]
+        if len(cand) == 0:
+            return np.empty(0), np.empty((0, n), dtype=np.int64)
+        vals = cache.scores[cand]
+        top = np.argsort(-vals, kind="stable")[:k]
+        cand, vals = cand[top], vals[top]
+        sums = (acc[:, None] + vals[None, :]).ravel()
+        sel = np.argpartition(-sums, k - 1)[:k] if len(sums) > k else np.arange(len(sums))
+        rows, cols = np.divmod(sel, len(vals))
+        acc = sums[sel]
+        ch = np.hstack([ch[rows], cand[cols][:, None]])
+    o = np.argsort(-acc, kind="stable")
+    return acc[o], ch[o]
+
+
+def _add_seed_dags(coll: Collector, cache: ScoreCache, order: np.ndarray, k: int, classes: bool) -> int:
+    """A stopped search lists at least the K best DAGs consistent with the seed order (real,
+    distinct DAGs; for classes, only classes not listed yet, so no member is counted twice).
+    Returns how many were added."""
+    if len(order) != cache.n:
+        return 0
+    scores, choices = order_kbest(cache, order, k)
+    if len(scores) == 0:
+        return 0
+    if classes:
+        from .collect import class_keys
+        keys = class_keys(cache.masks[choices])
+        new = np.array([keys[t].tobytes() not in coll.keys for t in range(len(scores))])
+    else:
+        have = {row.tobytes() for row in np.asarray(coll.choices, dtype=np.int64)} if len(coll) else set()
+        new = np.array([choices[t].tobytes() not in have for t in range(len(scores))])
+    if new.any():
+        coll.add(scores[new], choices[new])
+    return int(new.sum())
+
+
 @numba.njit(cache=True)
 def _node_rest(d, n, vorder, offs, cmask, cscore, desc_row):
     """Sum over undecided variables (vorder[d:]) of their best candidate closing no cycle
@@ -295,6 +345,8 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
             # the last round listed every DAG above its threshold, fewer than K
             out.update(complete=False, stopped=stopped)
             break
+    if not out["complete"]:
+        stats["seed_dags_added"] = _add_seed_dags(out["collector"], cache, seed_order, k, classes)
     stats["nodes"] = int(sum(r["nodes"] for r in rounds))
     stats["families_kept"] = out["families_kept"]
     stats["rounds"] = rounds
