@@ -302,8 +302,8 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         from ..result import DAG
         seed_order = np.array(DAG(cache.names, opt_parents).topological_order(), dtype=np.int64)
     else:
-        from ..ordering.quick import ordering_search
-        seed_order, _ = ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()),
+        from ..ordering.quick import quick_ordering_search
+        seed_order, _ = quick_ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()),
                                         max_restarts=50)
         seed_order = np.asarray(seed_order, dtype=np.int64)
         order = seed_order.copy()                 # sources of a good order first, as with tables

@@ -40,8 +40,8 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
     work = cache
     keep_idx = np.arange(cache.m)
     if prune and not classes:
-        from ..ordering.quick import ordering_search
-        order, _ = ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()), max_restarts=50)
+        from ..ordering.quick import quick_ordering_search
+        order, _ = quick_ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()), max_restarts=50)
         seed = order_seed(cache, np.asarray(order, dtype=np.int64), k)
         stats["seed_threshold"] = seed if math.isfinite(seed) else None
         if math.isfinite(seed):
