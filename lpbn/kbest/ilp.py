@@ -92,7 +92,7 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
                                                + sol.bound))
             break
         choice = np.asarray(sol.choice, dtype=np.int64)
-        from ..highs.ilp import choice_is_acyclic
+        from ..incumbent import choice_is_acyclic
         if not choice_is_acyclic(work, choice):     # generation rows make this numerical trouble only
             cuts = incumbent_clusters(work, choice)
             if not cuts or not model.add_clusters(np.array(cuts)):

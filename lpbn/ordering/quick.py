@@ -235,8 +235,3 @@ def quick_ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 
     # recompute exactly (sums in order) so the score matches cache.best_for_order
     _, total = cache.best_for_order(best_order)
     return best_order, float(total)
-
-
-#: The former name, kept only for :mod:`lpbn.kbest` until it moves to :func:`quick_ordering_search`
-#: (not :func:`lpbn.ordering.ordering_search`, the OBS/ASOBS driver).
-ordering_search = quick_ordering_search
