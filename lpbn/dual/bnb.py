@@ -148,6 +148,7 @@ class BranchAndBound:
         self.fixed_at = -math.inf        # incumbent score of the last fixing
         self.keep: np.ndarray | None = None
         self.base_to_cur: np.ndarray | None = None
+        self.rebuilt_away = 0            # candidates removed by rebuilds (the masked ones aside)
         self.stats["fixed_candidates"] = 0
 
     # ------------------------------------------------------------------ driver
@@ -338,9 +339,11 @@ class BranchAndBound:
         counts = np.bincount(self.cache.family[keep], minlength=self.cache.n)
         if gone < FIXING_REBUILD_FRACTION * len(keep) or np.any(counts == 0):
             self.keep = keep
+            self.stats["fixed_candidates"] = self.rebuilt_away + gone
             return False
         self._rebuild(keep)
-        self.stats["fixed_candidates"] += gone
+        self.rebuilt_away += gone
+        self.stats["fixed_candidates"] = self.rebuilt_away
         return True
 
     def _rebuild(self, keep: np.ndarray) -> None:
