@@ -32,38 +32,11 @@ CHUNK_NODES = 200_000
 BUFFER = 4096
 
 
-def kbest_sums(lists: list[np.ndarray], k: int) -> np.ndarray:
-    """The k largest sums taking one value from each (descending) list, best first."""
-    acc = np.zeros(1)
-    for a in lists:
-        a = a[:k]
-        s = (acc[:, None] + a[None, :]).ravel()
-        if len(s) > k:
-            s = s[np.argpartition(-s, k - 1)[:k]]
-        acc = np.sort(s)[::-1]
-    return acc
-
-
 def order_seed(cache: ScoreCache, order: np.ndarray, k: int, with_scores: bool = False):
     """A lower bound on the K-th best DAG score: the K-th best of the DAGs consistent with
-    ``order`` (one parent set per variable among its predecessors; all distinct, all acyclic);
-    -inf when fewer than K such DAGs exist.  ``with_scores``: also the (up to) K best scores of
-    those DAGs, best first."""
-    pos = np.empty(cache.n, dtype=np.int64)
-    pos[order] = np.arange(cache.n)
-    lists = []
-    masks = cache.masks
-    for i in range(cache.n):
-        pred = 0
-        for v in order[:pos[i]]:
-            pred |= 1 << int(v)
-        r = cache.family_range(i)
-        ok = (masks[r.start:r.stop] & ~np.uint64(pred)) == 0
-        vals = cache.scores[r.start:r.stop][ok]
-        if len(vals) == 0:
-            return (-math.inf, np.empty(0)) if with_scores else -math.inf
-        lists.append(np.sort(vals)[::-1])
-    sums = kbest_sums(lists, k)
+    ``order`` (:func:`order_kbest`); -inf when fewer than K such DAGs exist.  ``with_scores``:
+    also the (up to) K best scores of those DAGs, best first."""
+    sums, _ = order_kbest(cache, order, k)
     seed = float(sums[k - 1]) if len(sums) >= k else -math.inf
     return (seed, sums) if with_scores else seed
 
