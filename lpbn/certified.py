@@ -36,11 +36,12 @@ import numpy as np
 
 from . import signals
 from .cache import ScoreCache
+from .control import SolveControl
 from .errors import InputError
+from .incumbent import dag_of
 from .ordering.method import solve_ordering, trivial_bound
 from .ordering.search import ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
-from .control import SolveControl
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
 SEARCH_SHARE = 0.5
@@ -96,7 +97,7 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     ub = max(ub, best)
     control.improved(best=best, bound=ub)
     status, message = _status(control, search, dual, best, ub)
-    dag = search.dag(cache) if best_choice is search.choice else _dag(cache, best_choice)
+    dag = search.dag(cache) if best_choice is search.choice else dag_of(cache, best_choice)
     return SolveResult(dag=dag, score=best, upper_bound=ub, status=status, method=rule, stats=stats,
                        message=message)
 
@@ -227,7 +228,7 @@ def _solve_side_by_side(cache, control, rule, trivial, dual_options, search_opti
     if dual is None:
         message += f" (the dual process returned no bound: {error}; the trivial bound is reported)"
     trace = _merged_trace(control.trace, started, dual["trace"] if dual else [], best, ub)
-    return SolveResult(dag=_dag(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
+    return SolveResult(dag=dag_of(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
                        stats=stats, message=message, trace=trace)
 
 
@@ -335,11 +336,6 @@ def _status(control, search, dual, best, ub) -> tuple[str, str]:
         return "node_limit", (f"{note} (the search stopped at its restart budget, the bound after its "
                               "share of that time)")
     return "time_limit", note
-
-
-def _dag(cache, choice):
-    from .result import DAG
-    return DAG(cache.names, [cache.parents(int(j)) for j in choice])
 
 
 def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError
+from ..incumbent import dag_of
 from ..options import parse_memory
 from ..result import DAG, SolveResult
 from ..signals import pending
@@ -46,10 +47,6 @@ _QUEUE = 64                # successors queued per stream (cache locality)
 _POPS = 1 << 18            # merge steps per kernel call (time-limit / interrupt latency)
 
 
-
-
-def _dag_from_choices(pruned: ScoreCache, names, choice: np.ndarray) -> DAG:
-    return DAG(names, [pruned.parents(int(j)) for j in choice])
 
 
 def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> tuple[DAG, float]:
@@ -126,7 +123,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                              "memory_limit": mem}
     order, lb = quick_ordering_search(pruned, seed=seed, time_limit=obs_time, patience=patience)
     choice, _ = pruned.best_for_order(order)
-    inc_dag = _dag_from_choices(pruned, cache.names, choice)
+    inc_dag = dag_of(pruned, choice)   # pruned keeps cache's variables
     lb = float(np.sum(scores[choice]))
     stats["obs_score"] = lb
     ub_extra = math.inf

@@ -31,7 +31,7 @@ import numpy as np
 from ..cache import ScoreCache
 from ..control import SolveControl
 from ..errors import InputError
-from ..incumbent import Incumbent
+from ..incumbent import Incumbent, dag_of
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
 from .branching import (
@@ -87,13 +87,6 @@ def choice_of(cache: ScoreCache, dag: Any) -> np.ndarray:
     if DAG(cache.names, parents).find_cycle() is not None:
         raise InputError("method 'dual': the incumbent has a directed cycle")
     return choice
-
-
-def dag_from_choice(cache: ScoreCache, choice: np.ndarray | None) -> DAG | None:
-    """The DAG whose parent sets are the candidates ``choice`` (None for None)."""
-    if choice is None:
-        return None
-    return DAG(cache.names, [cache.parents(int(j)) for j in choice])
 
 
 class BranchAndBound:
@@ -273,7 +266,7 @@ class BranchAndBound:
         """A node with one parent set left per variable: its DAG (if acyclic) is the incumbent
         candidate, and the node is done."""
         cache = self.cache
-        dag = DAG(cache.names, [cache.parents(int(j)) for j in fixed])
+        dag = dag_of(cache, fixed)
         if dag.is_acyclic():
             self.inc.offer(fixed, float(cache.scores[fixed].sum()))
         self.control.improved(bound=self.global_bound())
@@ -462,7 +455,7 @@ class BranchAndBound:
                      subgradient_steps=state.subgradient_steps, decodes=inc.offers,
                      kclusters=int(np.count_nonzero(state.ck > 1)),
                      lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
-        dag = dag_from_choice(cache, inc.choice)
+        dag = None if inc.choice is None else dag_of(cache, inc.choice)
         score = inc.score
         if dag is not None:
             score = float(self.orig.dag_score(dag.parents)) if self.orig is not cache else score

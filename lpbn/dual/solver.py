@@ -25,10 +25,10 @@ import numpy as np
 from ..cache import ScoreCache
 from ..control import SolveControl
 from ..errors import InputError
-from ..incumbent import Incumbent
+from ..incumbent import Incumbent, dag_of
 from ..lp.clusters import ClusterFamily
 from ..result import DAG, SolveResult
-from .bnb import POLISH_MAX_ROWS, BranchAndBound, dag_from_choice
+from .bnb import POLISH_MAX_ROWS, BranchAndBound
 from .options import LP_POLISH, DualOptions
 from .polish import polish
 from .relax import closed, relax
@@ -96,7 +96,7 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
         choice, score, _ = state.decode()
         inc.offer(choice, score)
     return RootRelaxation(value=float(value), clusters=state.family_of_clusters(), converged=bool(converged),
-                          best_score=inc.score, best_dag=dag_from_choice(cache, inc.choice),
+                          best_score=inc.score, best_dag=None if inc.choice is None else dag_of(cache, inc.choice),
                           lam=state.lam.copy(),
                           stats={"sweeps": state.sweeps, "rounds": st.rounds, "clusters": state.K,
                                  **({"separation_errors": dict(state.separation_errors)}
