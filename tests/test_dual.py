@@ -252,7 +252,7 @@ def test_branching_and_separation_options_stay_exact(n, seed, branching, exact, 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 10), seed=st.integers(0, 10_000))
 def test_primal_and_dual_lp_forms_agree(n, seed):
-    """The η-form polish LP (PrimalLP) and the epigraph form of eq. 8 (solved here by scipy's
+    """The η-form polish LP (PolishLP over EtaLP) and the epigraph form of eq. 8 (solved here by scipy's
     HiGHS from its own sparse matrix) have the same optimum, and the λ read from the η-form
     row duals certifies it (eq. 8)."""
     import scipy.sparse as sp
@@ -263,7 +263,7 @@ def test_primal_and_dual_lp_forms_agree(n, seed):
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     state = DualState(cache)
     relax(state, Incumbent(), separate=True, max_rounds=3, lp_polish=False)
-    ok, obj, lam, _ = P.PrimalLP(state).solve(None)
+    ok, obj, lam, _ = P.PolishLP(state).solve(None)
     assert ok
     state.set_lambda(np.maximum(lam, 0.0))
     assert state.value() >= obj - 1e-7 * max(1.0, abs(obj))
@@ -322,7 +322,7 @@ def test_kcluster_dual_bounds_and_lp(n, seed):
         v = state.sweep() if step % 3 else (state.subgradient(0.5), state.exact_value())[1]
         assert v >= opt - TOL * max(1, abs(opt))
         assert abs(state.exact_value() - v) <= 1e-8 * max(1, abs(v))
-    ok, obj, lam, _ = P.PrimalLP(state).solve(None)
+    ok, obj, lam, _ = P.PolishLP(state).solve(None)
     assert ok
     state.set_lambda(np.maximum(lam, 0.0))
     assert abs(state.value() - obj) <= 1e-6 * max(1.0, abs(obj))
@@ -351,12 +351,13 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
     """Rows moved to the pool (here after one slack solve, in batches of one) come back when
     violated: under changing branch restrictions and restored bases the pooled model's value
     equals that of a model that keeps every row."""
+    import highspy
     from lpbn.dual import polish as P
     from lpbn.dual.relax import Incumbent, relax
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     state = DualState(cache)
     relax(state, Incumbent(), separate=True, max_rounds=4, lp_polish=False)
-    pooled, full = P.PrimalLP(state), P.PrimalLP(state)
+    pooled, full = P.PolishLP(state), P.PolishLP(state)
     pooled.DROP_IDLE, pooled.DROP_MIN = 1, 1
     full.DROP_MIN = 10 ** 9
     rng = np.random.default_rng(seed)
@@ -372,7 +373,7 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
             pooled.set_basis(saved)
         ok1, v1, lam1, _ = pooled.solve(None)
         ok2, v2, _, _ = full.solve(None)
-        assert ok1 == ok2 == (full.h.getModelStatus() == full.hs.HighsModelStatus.kOptimal)
+        assert ok1 == ok2 == (full.lp.h.getModelStatus() == highspy.HighsModelStatus.kOptimal)
         if not ok2:   # the restrictions made the LP infeasible (no DAG either)
             continue
         assert abs(v1 - v2) <= 1e-7 * max(1.0, abs(v2))

@@ -47,6 +47,9 @@ class LPSolution:
     value: float
     eta: np.ndarray | None
     iterations: int = 0
+    #: row duals (HiGHS's sign convention for a maximisation: a ``>=`` row's dual is <= 0),
+    #: one per model row in model order, when optimal
+    row_dual: np.ndarray | None = None
 
 
 @dataclass
@@ -88,10 +91,18 @@ class EtaLP:
         Initial cluster rows (eq. 6).
     threads : int
         HiGHS threads (1 keeps the machine shareable and results reproducible).
+    presolve : bool
+        False for a model that is re-solved many times from a warm basis (the dual's polish).
+
+    Besides the families of rows it knows (clusters, k-clusters, cycles, generation rows),
+    the model takes rows that a caller keeps the books of (:meth:`add_rows`,
+    :meth:`delete_rows`: the dual's cut pool in :mod:`lpbn.dual.polish`), column
+    restrictions (:meth:`restrict`, a B&B node's allowed candidates), basis save/load and
+    strong-branching probes (:meth:`probe`).
     """
 
     def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None, *,
-                 threads: int = 1, log: bool = False):
+                 threads: int = 1, log: bool = False, presolve: bool = True):
         self.cache = cache
         self.n, self.m = cache.n, cache.m
         self.clusters = ClusterFamily(cache.n)
@@ -102,7 +113,10 @@ class EtaLP:
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
         h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
+        if not presolve:
+            h.setOptionValue("presolve", "off")
         m = self.m
+        self.allowed = np.ones(m, dtype=np.bool_)   # columns not fixed to 0 by restrict()
         zero = np.zeros(m + 1, dtype=np.int32)
         h.addCols(m, np.asarray(cache.scores, dtype=np.float64), np.zeros(m), np.ones(m), 0,
                   zero[:m], np.zeros(0, dtype=np.int32), np.zeros(0))
@@ -120,6 +134,35 @@ class EtaLP:
     @property
     def num_rows(self) -> int:
         return self.h.getNumRow()
+
+    def add_rows(self, ptr: np.ndarray, idx: np.ndarray, lower: np.ndarray, kind: str = "cut") -> None:
+        """Append ``len(lower)`` rows ``Σ_{j ∈ idx[ptr[r]:ptr[r+1]]} η_j >= lower[r]`` (CSR,
+        unit coefficients) that the caller keeps the books of; they follow the current rows."""
+        k = len(lower)
+        if k == 0:
+            return
+        self.h.addRows(k, np.asarray(lower, dtype=np.float64), np.full(k, highspy.kHighsInf), len(idx),
+                       np.asarray(ptr[:-1], dtype=np.int32), np.asarray(idx, dtype=np.int32), np.ones(len(idx)))
+        self.row_kind += [kind] * k
+
+    def delete_rows(self, rows: np.ndarray) -> None:
+        """Delete the model rows at positions ``rows`` (later rows move up); only for rows
+        added with :meth:`add_rows` (the named families keep their own books)."""
+        rows = np.asarray(rows, dtype=np.int32)
+        if len(rows) == 0:
+            return
+        self.h.deleteRows(len(rows), rows)
+        gone = set(rows.tolist())
+        self.row_kind = [k for r, k in enumerate(self.row_kind) if r not in gone]
+
+    def restrict(self, allowed: np.ndarray) -> None:
+        """Fix the columns outside ``allowed`` (a boolean mask over candidates) to 0 and free
+        the others (only the changed bounds go to HiGHS)."""
+        changed = np.flatnonzero(self.allowed != allowed)
+        if len(changed):
+            up = np.where(allowed[changed], 1.0, 0.0)
+            self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)), up)
+            self.allowed = np.array(allowed, dtype=np.bool_, copy=True)
 
     def add_clusters(self, clusters: ClusterFamily | np.ndarray) -> int:
         """Append the eq. 6 rows of the clusters not yet in the model; returns how many."""
@@ -251,9 +294,62 @@ class EtaLP:
         info = self.h.getInfo()
         if status != "optimal":
             return LPSolution(status, math.inf, None, int(info.simplex_iteration_count))
-        eta = np.asarray(self.h.getSolution().col_value, dtype=np.float64)[:self.m]
+        sol = self.h.getSolution()
+        eta = np.asarray(sol.col_value, dtype=np.float64)[:self.m]
         value = float(info.objective_function_value)
-        return LPSolution(status, value, eta, int(info.simplex_iteration_count))
+        return LPSolution(status, value, eta, int(info.simplex_iteration_count),
+                          np.asarray(sol.row_dual, dtype=np.float64))
+
+    # ------------------------------------------------------------------ warm starts and probes
+    def basis_status(self) -> tuple[list, list] | None:
+        """HiGHS's (column, row) basis status lists, or None without a valid basis."""
+        b = self.h.getBasis()
+        return (list(b.col_status), list(b.row_status)) if b.valid else None
+
+    def row_basic(self) -> np.ndarray:
+        """Per model row: is it basic (its slack in the basis)?"""
+        basic = highspy.HighsBasisStatus.kBasic
+        status = self.h.getBasis().row_status
+        return np.fromiter((s == basic for s in status), dtype=np.bool_, count=len(status))
+
+    def load_basis(self, cols: list, rows: list) -> None:
+        """Load a basis given as status lists (as from :meth:`basis_status`)."""
+        b = highspy.HighsBasis()
+        b.col_status = cols
+        b.row_status = rows
+        b.valid = True
+        self.h.setBasis(b)
+
+    def probe(self, cols_list: list[np.ndarray], time_limit: float | None = None,
+              iteration_limit: int = 2000) -> list[float]:
+        """LP value with each column set of ``cols_list`` fixed to 0 in turn (strong-branching
+        probes), from the current optimal basis, restored after each probe; the model is left
+        unchanged.  A probe stopped by ``iteration_limit`` reports the dual simplex's objective
+        so far (it only falls towards the child's optimum in this maximisation, so it stays an
+        upper bound on the child); ``-inf`` = child infeasible, ``inf`` = not solved."""
+        h = self.h
+        basis = h.getBasis()
+        h.setOptionValue("simplex_iteration_limit", int(iteration_limit))
+        self.set_time_limit(time_limit)
+        out = []
+        try:
+            for cols in cols_list:
+                cols = np.asarray(cols, dtype=np.int32)
+                h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), np.zeros(len(cols)))
+                run_highs(h)
+                st = h.getModelStatus()
+                if st == _OPTIMAL or st == highspy.HighsModelStatus.kIterationLimit:
+                    out.append(float(h.getInfo().objective_function_value))
+                elif st == highspy.HighsModelStatus.kInfeasible:
+                    out.append(-math.inf)
+                else:
+                    out.append(math.inf)
+                up = np.where(self.allowed[cols], 1.0, 0.0)
+                h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), up)
+                h.setBasis(basis)
+        finally:
+            h.setOptionValue("simplex_iteration_limit", 2 ** 31 - 1)
+        return out
 
     def solve_mip(self, time_limit: float | None = None, start: np.ndarray | None = None,
                   rel_gap: float = 1e-10, check=None) -> MIPSolution:
