@@ -10,17 +10,19 @@ numpy, no solver code)::
      "cache": {"n", "variables", "candidates", "sha256"},   # verify refuses another cache
      "candidates": "non-dominated" | "all",  # the candidates the bound is evaluated over
      "bound": B,                            # the bound this certificate proves
-     "covers": "tree" | "root",             # the whole B&B, or the root LP only
+     "covers": "tree" | "partial" | "root", # the whole B&B, an unfinished one, or the root LP only
      "clusters": [{"members": [names], "k": k}, ...],
      "nodes": [{"id", "parent", "branch": {"variable", "set": [names], "side"},
                 "lambda": {"clusters": [indices], "values": [λ >= 0]}}, ...],
      "fixing": {"lambda": {...}, "below": s}}   # optional: reduced-cost fixing (lpbn.dual.fixing)
 
 A node without ``"lambda"`` was never evaluated (pruned by its parent's bound, or fixed).
-The dual's certificate is its whole branch-and-bound tree (``covers: "tree"``); the HiGHS
-certificate is the row duals of its final LP relaxation (one root node, ``covers: "root"``):
-when HiGHS's MIP search proved a lower bound than that LP, verify says the certificate does
-not cover it.
+The dual's certificate is its whole branch-and-bound tree (``covers: "tree"``).  The HiGHS
+certificate is the row duals of its final LP relaxation (one root node, ``covers: "root"``)
+when that LP proves the reported bound; when HiGHS's own MIP search proved a lower bound,
+:mod:`lpbn.highs.certify` proves it again by an LP branch and bound that records every
+node's duals (``covers: "tree"``, or ``"partial"`` when its time ran out: verify then
+reports the bound the unfinished tree proves, above the reported one).
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
             if nid in tree["lambda"]:
                 node["lambda"] = _sparse(tree["lambda"][nid])
             nodes.append(node)
-        covers, bound, candidates = "tree", float(result.upper_bound), tree["candidates"]
+        covers, candidates = tree.get("covers", "tree"), tree["candidates"]
+        bound = float(tree.get("bound", result.upper_bound))
         fixing = tree.get("fixing")
     elif "certificate_lp" in extra:
         lp = extra["certificate_lp"]

@@ -574,6 +574,10 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
                        f"the certificate covers the root LP only: it verifies the LP bound {worst:.12g}, "
                        f"not the reported upper bound {target:.12g} (proved by the solver's branch and bound, "
                        "which this certificate does not record)")
+        elif report.covers == "partial":
+            report.add("reported bound", False,
+                       f"the certificate's tree is unfinished (its time ran out): it verifies the bound "
+                       f"{worst:.12g}, not the reported upper bound {target:.12g}")
         else:
             report.add("reported bound", False, f"the recomputed bound {worst:.12g} is above the reported upper "
                        f"bound {target:.12g}: the certificate does not prove it")

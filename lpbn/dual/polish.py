@@ -53,7 +53,7 @@ class PolishLP:
 
     def __init__(self, state: DualState):
         self.state = state
-        self.lp = EtaLP(state.cache, presolve=False)
+        self.lp = EtaLP(state.cache, presolve=False, column_upper=highspy.kHighsInf)
         self.K = 0                                   # state clusters known to the model
         self.rows = np.zeros(0, dtype=np.int64)     # cluster id of each model row after the n convexity rows
         self.in_lp = np.zeros(0, dtype=np.bool_)    # per cluster: row is in the model

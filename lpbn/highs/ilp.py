@@ -112,7 +112,7 @@ def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
     kk = np.array([k for _, k in kc], dtype=np.int64)
     bits = np.vstack([model.clusters.bits, kbits])
     ks = np.concatenate([np.ones(len(model.clusters), dtype=np.int64), kk])
-    lp = EtaLP(cache, model.clusters, threads=threads)
+    lp = EtaLP(cache, model.clusters, threads=threads, column_upper=highspy.kHighsInf)
     if len(kc):
         lp.add_kclusters(kbits, kk)
     sol = lp.solve_lp()
@@ -128,6 +128,26 @@ def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
     bound = float(math.fsum(best.tolist()) - math.fsum((ks * lam).tolist()))
     return {"clusters": bits, "k": ks, "lambda": lam, "bound": bound, "lp_value": sol.value,
             "candidates": candidates}
+
+
+def _attach_certificate(result: SolveResult, model: EtaLP, threads: int, candidates: str,
+                        time_limit: float | None) -> None:
+    """The root LP's certificate, and a recorded LP branch and bound when that does not
+    prove ``result.upper_bound`` (see :mod:`lpbn.highs.certify`)."""
+    from .certify import CLOSE_RTOL, certify_tree
+    lp = _lp_certificate(model, threads, candidates)
+    result.extra["certificate_lp"] = lp
+    target = float(result.upper_bound)
+    if not math.isfinite(target) or lp["bound"] <= target + CLOSE_RTOL * max(1.0, abs(target)):
+        return
+    proof = certify_tree(model.cache, lp["clusters"], lp["k"], target, time_limit=time_limit,
+                         threads=threads, candidates=candidates)
+    tree = proof.tree
+    if not proof.complete:
+        tree.update(covers="partial", bound=max(proof.bound, target))
+    result.extra["certificate_tree"] = tree
+    result.stats.update(proof.stats, certificate_seconds=round(proof.seconds, 3),
+                        certificate_complete=proof.complete)
 
 
 def _check_highs_options(options: dict) -> None:
@@ -149,7 +169,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
                 mip_heuristics: bool = False, highs_options: dict | None = None,
-                certificate: bool = False, **unknown) -> SolveResult:
+                certificate: bool = False, certificate_time: float | None = None,
+                **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -195,8 +216,13 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     certificate : bool
         At the end, solve the LP relaxation over the final cluster and k-cluster rows once more
         and keep its row duals (λ_C = -dual, clipped at 0) and their eq. 8 bound in
-        ``result.extra["certificate_lp"]`` (see :mod:`lpbn.certificate`; it covers that LP
-        bound, not the MIP search's).
+        ``result.extra["certificate_lp"]`` (see :mod:`lpbn.certificate`).  When that LP bound
+        does not reach the reported upper bound (HiGHS closed the rest by its own search,
+        which it does not export), :func:`lpbn.highs.certify.certify_tree` proves the
+        reported bound again by an LP branch and bound that records every node's duals
+        (``result.extra["certificate_tree"]``; an unfinished tree is kept as ``partial``).
+    certificate_time : float, optional
+        Seconds for that proof (default: the solve's time limit again; none without one).
     """
     if unknown:
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
@@ -218,9 +244,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
         extra = {"clusters": model.clusters.copy()}
+        result = incumbent.result(control, status, "highs", stats, message, extra=extra)
         if certificate:
-            extra["certificate_lp"] = _lp_certificate(model, threads, "non-dominated" if prune else "all")
-        return incumbent.result(control, status, "highs", stats, message, extra=extra)
+            _attach_certificate(result, model, threads, "non-dominated" if prune else "all",
+                                certificate_time if certificate_time is not None else control.time_limit)
+        return result
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
     eta = None

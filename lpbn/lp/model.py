@@ -93,6 +93,11 @@ class EtaLP:
         HiGHS threads (1 keeps the machine shareable and results reproducible).
     presolve : bool
         False for a model that is re-solved many times from a warm basis (the dual's polish).
+    column_upper : float
+        The columns' upper bound: 1 (the ILP's bounds), or ``inf`` when the cluster rows'
+        duals are to be read as eq. 8's λ — η <= 1 is implied by the convexity rows, and
+        without the bound no column-bound dual can take a share of the LP value that λ
+        would then miss.
 
     Besides the families of rows it knows (clusters, k-clusters, cycles, generation rows),
     the model takes rows that a caller keeps the books of (:meth:`add_rows`,
@@ -102,7 +107,7 @@ class EtaLP:
     """
 
     def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None, *,
-                 threads: int = 1, log: bool = False, presolve: bool = True):
+                 threads: int = 1, log: bool = False, presolve: bool = True, column_upper: float = 1.0):
         self.cache = cache
         self.n, self.m = cache.n, cache.m
         self.clusters = ClusterFamily(cache.n)
@@ -117,8 +122,9 @@ class EtaLP:
             h.setOptionValue("presolve", "off")
         m = self.m
         self.allowed = np.ones(m, dtype=np.bool_)   # columns not fixed to 0 by restrict()
+        self.upper = float(column_upper)
         zero = np.zeros(m + 1, dtype=np.int32)
-        h.addCols(m, np.asarray(cache.scores, dtype=np.float64), np.zeros(m), np.ones(m), 0,
+        h.addCols(m, np.asarray(cache.scores, dtype=np.float64), np.zeros(m), np.full(m, self.upper), 0,
                   zero[:m], np.zeros(0, dtype=np.int32), np.zeros(0))
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         # convexity rows: variable i's candidates are the contiguous range offsets[i]:offsets[i+1]
@@ -160,7 +166,7 @@ class EtaLP:
         the others (only the changed bounds go to HiGHS)."""
         changed = np.flatnonzero(self.allowed != allowed)
         if len(changed):
-            up = np.where(allowed[changed], 1.0, 0.0)
+            up = np.where(allowed[changed], self.upper, 0.0)
             self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)), up)
             self.allowed = np.array(allowed, dtype=np.bool_, copy=True)
 
@@ -344,7 +350,7 @@ class EtaLP:
                     out.append(-math.inf)
                 else:
                     out.append(math.inf)
-                up = np.where(self.allowed[cols], 1.0, 0.0)
+                up = np.where(self.allowed[cols], self.upper, 0.0)
                 h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), up)
                 h.setBasis(basis)
         finally:
