@@ -35,11 +35,11 @@ from .. import bitsets as bs
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
-from ..lp.highs_session import new_highs
-from ..result import OPTIMAL, SolveResult
 from ..lp.cut_loop import cut_loop
+from ..lp.highs_session import new_highs
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import grown_kclusters, incumbent_clusters, separate_kclusters
+from ..result import OPTIMAL, SolveResult
 
 
 # ---------------------------------------------------------------------- decoding
