@@ -6,7 +6,11 @@ hands it to HiGHS or CBC as an ILP.  Neither method package imports the other; b
 
 * :mod:`lpbn.lp.clusters` – cluster and k-cluster families and their rows (eq. 6; Cussens et
   al. 2017), one CSR builder for any k;
-* :mod:`lpbn.lp.model` – :class:`~lpbn.lp.model.EtaLP`, the η LP/ILP in HiGHS (eqs. 2, 5-7);
+* :mod:`lpbn.lp.model` – :class:`~lpbn.lp.model.EtaLP`, the one HiGHS model of the η LP/ILP
+  (eqs. 2, 5-7): the ``highs`` ILP, its certificate's LP branch and bound
+  (:mod:`lpbn.highs.certify`), the k-best ILP and the dual's exact polish with its cut pool
+  (:class:`lpbn.dual.polish.PolishLP`, an adaptor that keeps the model in step with the dual's
+  state);
 * :mod:`lpbn.lp.separation` – heuristic separation: support graph (eq. 3), cycles (eq. 5),
   greedy growth, k-clusters;
 * :mod:`lpbn.lp.exact_separation` – exact cluster separation (enumeration, Bartlett & Cussens
