@@ -418,7 +418,7 @@ def short_cycle_through(start, eptr, eitems, s):
 
 
 @numba.njit(cache=True)
-def _gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_items, floor=NEG):
+def gain_of(members, nmem, inC, scores, adj, allowed, offsets, pset_ptr, pset_items, floor=NEG):
     """min_{i ∈ C} (W^0_{C;i} - W^1_{C;i}) for a new cluster (λ_C = 0); C given by ``inC``.
 
     Members are scanned last-first (the newest member usually limits the gain); the scan
@@ -477,7 +477,7 @@ def grow_cluster(seed, scores, adj, allowed, offsets, pset_ptr, pset_items, arg,
                 continue
             inC[k] = True
             members[nmem] = k
-            g = _gain_of(members, nmem + 1, inC, scores, adj, allowed, offsets, pset_ptr, pset_items,
+            g = gain_of(members, nmem + 1, inC, scores, adj, allowed, offsets, pset_ptr, pset_items,
                          max(bg, gain))
             inC[k] = False
             if g > bg:
@@ -546,7 +546,7 @@ def grow_cluster_fast(seed, scores, adj, allowed, offsets, pset_ptr, pset_items,
     ``A[i, k]`` = best disjoint-from-C value of i among sets containing k, so the gain of
     C ∪ {k} costs O(|C|) per candidate k plus one scan of k's own sets (a member is rescanned
     only when k lies in its W^1 maximiser).  The scan order and the early stop at the floor
-    are those of :func:`_gain_of`, so the clusters are identical.
+    are those of :func:`gain_of`, so the clusters are identical.
     """
     n = offsets.shape[0] - 1
     inC = np.zeros(n, dtype=np.bool_)

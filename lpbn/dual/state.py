@@ -341,7 +341,7 @@ class DualState:
     def _gain_members(self, members: np.ndarray) -> float:
         inC = np.zeros(self.n, dtype=np.bool_)
         inC[members] = True
-        return K._gain_of(np.asarray(members, np.int64), len(members), inC, self.scores, self.adj,
+        return K.gain_of(np.asarray(members, np.int64), len(members), inC, self.scores, self.adj,
                           self.allowed, self.offsets, self.pset_ptr, self.pset_items)
 
     def _separate_cycles(self, max_new: int, max_fw: int) -> int:

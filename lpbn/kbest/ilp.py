@@ -54,7 +54,7 @@ def enumerate_ilp(cache: ScoreCache, k: int, control, *, classes: bool = False, 
                 coll.log_rest = float(np.logaddexp(coll.log_rest, np.logaddexp.reduce(lc)))
                 coll.next_bound = max(coll.next_bound, float(triv[gone].max()))
                 keep_idx = np.flatnonzero(keep)
-                work = cache._take(keep)
+                work = cache.select(keep)
     stats["families_kept"] = int(work.m)
     stats["families"] = int(cache.m)
     model = EtaLP(work, threads=threads)
