@@ -130,7 +130,8 @@ def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> 
     """With a time limit and a method whose numba kernels are not compiled yet (a fresh
     install), compile them in a child process (:mod:`lpbn.warmup`) while the clock runs; if the
     limit or a signal comes first, the quick answer (status ``time_limit``/``interrupted``),
-    else None and the method runs with its kernels loading from the cache."""
+    else None and the method runs with its kernels loading from the cache (or, when the child
+    failed, compiling them itself: a failure is never reported as a time limit)."""
     from . import warmup
     from .dp import NUMPY_MAX_N
     if method == "dp" and cache.n <= NUMPY_MAX_N:
@@ -138,8 +139,11 @@ def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> 
     if control.time_limit is None or warmup.is_warm(method):
         return None
     control.announce(f"compiling {method}'s kernels (once per install; `lpbn warmup` does it ahead)")
-    if warmup.warm_up(method, timeout=max(0.0, control.remaining() - WARMUP_MARGIN), stop=signals.pending):
-        return None
+    try:
+        if warmup.warm_up(method, timeout=max(0.0, control.remaining() - WARMUP_MARGIN), stop=signals.pending):
+            return None
+    except warmup.WarmupFailed:
+        return None                # compile in this process (a failure then shows as itself)
     stopped = signals.pending() is not None
     return warmup.quick_result(
         cache, method, "interrupted" if stopped else "time_limit",

@@ -82,7 +82,9 @@ def is_warm(method: str) -> bool:
 def warm_up(method: str, timeout: float | None = None, stop: Callable[[], Any] | None = None) -> bool:
     """Compile ``method``'s kernels in a child process; True once done, False if ``timeout``
     seconds passed first (the child then finishes in the background, in its own session, so the
-    next run is warm) or ``stop()`` became true (a signal: the child is stopped too)."""
+    next run is warm) or ``stop()`` became true (a signal: the child is stopped too).  A child
+    that fails (exit status not 0) raises :class:`WarmupFailed`: the caller should compile in
+    its own process, where the real error, if any, shows."""
     if is_warm(method):
         return True
     child = subprocess.Popen([sys.executable, "-m", "lpbn.warmup", method],
@@ -99,7 +101,13 @@ def warm_up(method: str, timeout: float | None = None, stop: Callable[[], Any] |
         if time.monotonic() >= deadline:    # a time limit: let it finish for the next run
             return False
         time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
-    return child.returncode == 0 and is_warm(method)
+    if child.returncode != 0:
+        raise WarmupFailed(f"the warm-up of {method} exited with status {child.returncode}")
+    return is_warm(method)
+
+
+class WarmupFailed(RuntimeError):
+    """The warm-up child process failed (not a time limit, not a stop)."""
 
 
 def quick_result(cache, method: str, status: str, message: str):

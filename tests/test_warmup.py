@@ -48,3 +48,18 @@ def test_cold_timed_solve_returns_at_the_limit(instances, tmp_path):
     assert wall < 60     # generous: a loaded CI machine; the point is no 20-s compile first
     if res["status"] == "time_limit":
         assert "lpbn warmup" in res.get("message", "")
+
+
+def test_failed_warmup_child_is_not_reported_as_a_time_limit(instances, monkeypatch):
+    """A warm-up child that exits with an error (not a time limit): the method compiles and
+    runs in the process instead of answering "time limit reached while compiling"."""
+    import subprocess as sp
+
+    import lpbn.warmup as W
+    real = sp.Popen
+    monkeypatch.setattr(W, "is_warm", lambda method: False)
+    monkeypatch.setattr(W.subprocess, "Popen",
+                        lambda args, **kw: real([sys.executable, "-c", "raise SystemExit(3)"], **kw))
+    cache = lpbn.read_scores(instances / WINE)
+    res = lpbn.solve(cache, method="dual", time_limit=60)
+    assert res.status == "optimal" and not res.stats.get("compiling")
