@@ -255,7 +255,7 @@ def method_checks(cache: ScoreCache, results: dict[str, Any], tol: float = CHECK
 
 
 def _independence_notes(names: list[str], duality: bool, dual_options: dict) -> list[str]:
-    cd_only = dual_options.get("lp_polish", dual_options.get("polish_lp")) in (False, "off")
+    cd_only = dual_options.get("lp_polish") in (False, "off")
     notes = ["answers: every DAG is re-scored with lpbn.cache (shared by all methods); `lpbn verify` "
              "re-scores in plain numpy"]
     if duality:

@@ -10,9 +10,9 @@ exact LP value is required we solve eq. 8, whose epigraph form is::
 (k_C = 1 for the paper's clusters, k_C >= 2 for k-cluster constraints, see
 :mod:`lpbn.dual.kernels`), through its LP dual, the η form of eq. 7 (:class:`PolishLP` over
 :class:`lpbn.lp.model.EtaLP`, whose cluster-row duals are λ*), with HiGHS' dual simplex; then
-λ* is loaded back into the :class:`DualState` and eq. 8 re-evaluated with our own kernels.  The returned value is
-therefore always a certified dual bound; it equals the LP optimum over those clusters when
-the solver reports optimality (strong duality).  :func:`polish` keeps the model on the state
+λ* is loaded back into the :class:`DualState` and eq. 8 re-evaluated with our own kernels.  The
+returned value is therefore always a certified dual bound; it equals the LP optimum over those
+clusters when the solver reports optimality (strong duality).  :func:`polish` keeps the model on the state
 and warm-starts every re-solve; :class:`PolishLP` also probes children for strong branching.
 """
 

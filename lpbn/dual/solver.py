@@ -16,7 +16,6 @@ import dataclasses
 import inspect
 import math
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +56,7 @@ class RootRelaxation:
 
 def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *, separate: bool = True,
                     time_limit: float | None = None, max_iters: int | None = None,
-                    lp_polish: bool | str = True, polish_lp: bool | None = None) -> RootRelaxation:
+                    lp_polish: bool | str = True) -> RootRelaxation:
     """Solve the cluster LP relaxation (Jaakkola 2010 eq. 7) in the dual (eq. 8).
 
     With ``separate=False`` only the given clusters (plus the simplex constraints) are
@@ -66,12 +65,8 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
     :class:`~lpbn.dual.options.DualOptions`: ``"nodes"`` or true, ``"root"``, ``"off"`` or
     false), so ``converged`` is True only when ``value`` is the LP optimum.  With
     ``separate=True`` and ``lp_polish="nodes"`` the rounds also polish, so primal (LP-point)
-    separation can add clusters.  ``polish_lp`` is a deprecated alias of ``lp_polish``.
+    separation can add clusters.
     """
-    if polish_lp is not None:
-        warnings.warn("root_relaxation(polish_lp=...) is deprecated; use lp_polish", DeprecationWarning,
-                      stacklevel=2)
-        lp_polish = polish_lp
     mode = {True: "nodes", False: "off", None: "nodes", "auto": "nodes"}.get(lp_polish, lp_polish)
     if mode not in LP_POLISH:
         raise InputError(f"root_relaxation: lp_polish must be one of 'auto', 'off', 'root', 'nodes' "
