@@ -48,6 +48,10 @@ class SolveControl:
         #: ``fn(cache, method, seconds) -> (dag, score, bound)`` behind :meth:`borrow`; the front
         #: door sets it to :func:`lpbn.portfolio.borrow`, a bare control has none
         self.lender: Callable[..., tuple[Any, float, float]] | None = None
+        #: ``fn() -> status or None``, polled by :meth:`should_stop`: a stop from outside the
+        #: method (:mod:`lpbn.race` stops the dual with ``"superseded"`` once a parallel
+        #: method has proved optimality)
+        self.watch: Callable[[], str | None] | None = None
 
     def borrow(self, cache: Any, method: str, seconds: float) -> tuple[Any, float, float]:
         """An incumbent from another ``method`` run for ``seconds``: its DAG, score and upper
@@ -99,6 +103,8 @@ class SolveControl:
             self.stop_reason = "gap_limit"
         elif self.node_limit is not None and nodes is not None and nodes >= self.node_limit:
             self.stop_reason = "node_limit"
+        if self.stop_reason is None and self.watch is not None:
+            self.stop_reason = self.watch()
         return self.stop_reason
 
     def announce(self, text: str) -> None:

@@ -4,7 +4,8 @@ This module sits above the methods (which never import it) and beside the front 
 :mod:`lpbn.solve`, which re-exports :func:`auto_method` and the ``AUTO_*`` thresholds:
 
 * :func:`auto_method` — the method for a cache, chosen by size and density from the
-  benchmarks under ``results/`` (see the thresholds below);
+  benchmarks under ``results/`` (see the thresholds below), ``race`` (:mod:`lpbn.race`) where
+  neither size nor density tells the order-graph search from the dual;
 * :func:`borrow` — run another method for a while and hand its DAG and bound to the method
   that asked (``bfbnb``'s ``dual_time`` option).  A method asks through its
   :meth:`lpbn.control.SolveControl.borrow`, which the front door connects to this function,
@@ -33,9 +34,13 @@ from .errors import InputError
 #: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
 #: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
 #: HiGHS's 0.49%) and every cache with thousands of variables.
+#: Between AUTO_BFBNB_MAX_N and AUTO_RACE_MAX_N variables (within the dual's density), with two
+#: cores, ``race`` runs the order-graph search and the dual at once and takes the first proof
+#: (:mod:`lpbn.race`; results/medium: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse).
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50
+AUTO_RACE_MAX_N = 40
 AUTO_DUAL_MAX_N = 100
 AUTO_DUAL_MAX_DENSITY = 500
 AUTO_HIGHS_MAX_DENSITY = 200
@@ -51,6 +56,10 @@ def auto_method(cache: ScoreCache) -> str:
         return "dp"
     if n <= AUTO_BFBNB_MAX_N and m >= AUTO_BFBNB_MIN_DENSITY * n:
         return "bfbnb"
+    if n <= AUTO_RACE_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
+        from .race import can_race
+        if can_race():
+            return "race"
     if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
         return "dual"
     if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:

@@ -34,6 +34,7 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
     "obs": "lpbn.certified:solve_obs",
     "asobs": "lpbn.certified:solve_asobs",
+    "race": "lpbn.race:solve_race",
 }
 
 from .options import check_options  # noqa: E402  (below _METHODS, which it does not use)
@@ -58,6 +59,12 @@ def _resolve(name: str) -> Callable[..., SolveResult]:
             raise InputError(f"method {name!r} is not available in this build of lpbn") from None
         raise
     return getattr(mod, func)
+
+
+def method_function(name: str) -> Callable[..., SolveResult]:
+    """The function behind method ``name`` (``fn(cache, control, **options)``), imported on
+    first use; :class:`InputError` for an unknown or unavailable method."""
+    return _resolve(name)
 
 
 def method_options(method: str) -> list[tuple[str, Any, str]]:
@@ -168,8 +175,10 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         ``"dp"`` (subset DP, Silander & Myllymäki 2006), ``"dual"`` (Jaakkola et al. 2010),
         ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
         ``"obs"``/``"asobs"`` (ordering search with the dual bound, :mod:`lpbn.certified`),
-        ``"brute"`` (tests only), or ``"auto"``: a portfolio by size and density (DP, BFBnB,
-        the dual, the HiGHS ILP, ASOBS with the dual bound; see :func:`lpbn.portfolio.auto_method`).
+        ``"race"`` (the dual here and BFBnB in a second process, the first proof wins,
+        :mod:`lpbn.race`), ``"brute"`` (tests only), or ``"auto"``: a portfolio by size and density
+        (DP, BFBnB, the race, the dual, the HiGHS ILP, ASOBS with the dual bound; see
+        :func:`lpbn.portfolio.auto_method`).
     time_limit, gap_limit, node_limit
         Stop early with the best DAG and bound so far (status says which limit).
     callback
@@ -214,6 +223,8 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         cache = read_scores(cache)
     if method == "auto":
         method = auto_method(cache)
+        if method == "race" and options:     # options are for one method: the race takes none
+            method = "dual"
     fn = _resolve(method)
     check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,

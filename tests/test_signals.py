@@ -201,6 +201,7 @@ CASES = [
     ("asobs", SOYBEAN, signal.SIGINT, ["--time-limit", "120"], True),               # forked dual
     ("obs", SOYBEAN, signal.SIGTERM, ["--time-limit", "120", "--option", "parallel=false"], False),
     ("auto", SOYBEAN, signal.SIGINT, [], False),
+    ("race", SOYBEAN, signal.SIGTERM, ["--option", "delay=0"], True),              # forked bfbnb
 ]
 
 

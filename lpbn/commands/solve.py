@@ -193,6 +193,8 @@ def run(args) -> int:
         if constraints is not None:
             raise InputError("--certificate: certificates of constrained solves are not supported")
         method = auto_method(cache) if args.method == "auto" else args.method
+        if method == "race" and args.method == "auto":
+            method = "dual"                  # of the two it races, the one with a certificate
         if method not in ("dual", "highs"):
             raise InputError("--certificate needs --method dual or highs ("
                              + (f"auto picks {method} here, which" if args.method == "auto" else method)

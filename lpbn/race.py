@@ -1,0 +1,163 @@
+"""``method="race"``: two exact methods on two cores, the first proof wins.
+
+Some caches are closed in seconds by the order-graph search and resist the LP branch and bound
+for a minute, others the other way round, and neither size nor density tells them apart
+(results/medium: alarm-5000, n = 37, ``bfbnb`` 3.7 s and ``dual`` 47 s; results/uci-bic3:
+wdbc, n = 31, the dual 30-78 s and ``bfbnb`` still 3% away at 60 s).  With two cores both can
+run: :func:`solve_race` runs the dual here and, if it has not proved optimality after
+``delay`` seconds, forks a process running the order-graph search (a full :func:`lpbn.solve`
+with the time that is left).  The dual polls the rival through
+:attr:`lpbn.control.SolveControl.watch` and stops (``"superseded"``) once the rival has proved
+optimality; if the dual proves first, the rival is stopped.  If neither does, the answer
+combines them: the better DAG and the smaller upper bound (both bounds are valid, so their
+minimum is).  The answer's DAG is an optimal DAG; when several are, which one is returned
+depends on which method finished first.
+
+Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
+terminal reaches both processes (one process group) and each returns its best so far; a
+signal to the parent alone is forwarded.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any
+
+from . import signals
+from .result import OPTIMAL, SolveResult
+
+#: the methods raced by default: the order-graph search (in the second process) and the LP
+#: branch and bound (here)
+RACE_METHODS = ("bfbnb", "dual")
+#: seconds the method here runs alone before the rival starts (alarm1000, wdbc's easy cousins:
+#: the dual alone proves them in about a second; a second process costs ~1-2 s of start-up)
+RACE_DELAY = 2.0
+#: seconds to wait for the rival's answer after a time limit or a signal
+RIVAL_GRACE = 5.0
+
+
+def cores() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not Linux
+        return os.cpu_count() or 1
+
+
+def can_race() -> bool:
+    """Two cores and fork (Linux)."""
+    return sys.platform.startswith("linux") and cores() >= 2
+
+
+def _child(cache, method: str, time_limit: float | None, conn) -> None:
+    from .solve import solve
+    try:
+        res = solve(cache, method=method, time_limit=time_limit, progress=False)
+        conn.send(("ok", res))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+        os._exit(0)              # a forked copy of the parent: no atexit handlers, no flushing
+
+
+class _Rival:
+    """The method raced in a forked process, started once the method here has run ``delay``
+    seconds without a proof (easy caches never pay for a second process)."""
+
+    def __init__(self, cache, method: str, control, delay: float):
+        self.cache, self.method, self.control, self.delay = cache, method, control, delay
+        self.proc = self.conn = None
+        self.result: SolveResult | None = None
+        self.error: str | None = None
+
+    def watch(self) -> str | None:
+        """:attr:`SolveControl.watch`: start the rival when due; "superseded" once it proved."""
+        if self.proc is None:
+            if self.control.elapsed() >= self.delay:
+                self._start()
+            return None
+        if self.result is None and self.error is None and self.conn.poll():
+            self._receive()
+        return "superseded" if self.result is not None and self.result.status == OPTIMAL else None
+
+    def _start(self) -> None:
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        recv, send = ctx.Pipe(duplex=False)
+        limit = self.control.remaining() if self.control.time_limit is not None else None
+        self.proc = ctx.Process(target=_child, args=(self.cache, self.method, limit, send), daemon=True)
+        self.proc.start()
+        send.close()
+        self.conn = recv
+        self.control.announce(f"racing {self.method} in a second process (pid {self.proc.pid})")
+
+    def _receive(self) -> None:
+        try:
+            kind, payload = self.conn.recv()
+        except EOFError:
+            kind, payload = "error", f"the {self.method} process ended without an answer"
+        if kind == "ok":
+            self.result = payload
+        else:
+            self.error = payload
+
+    def finish(self, wait: float) -> None:
+        """Collect the rival's answer (waiting up to ``wait`` seconds), then stop it."""
+        if self.proc is None:
+            return
+        if self.result is None and self.error is None:
+            if signals.pending() is not None and self.proc.is_alive():
+                os.kill(self.proc.pid, signal.SIGTERM)      # a stop for us is a stop for it
+            if self.conn.poll(max(0.0, wait)):
+                self._receive()
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+def solve_race(cache, control, *, methods: tuple[str, ...] | list[str] = RACE_METHODS,
+               delay: float = RACE_DELAY) -> SolveResult:
+    """Run ``methods[1]`` here and, after ``delay`` seconds without a proof, ``methods[0]`` in a
+    forked process; the first optimal result wins, else the better DAG with the smaller bound."""
+    from .solve import method_function
+    rival_method, own_method = tuple(methods)
+    fn = method_function(own_method)
+    if not can_race():
+        return fn(cache, control)
+    rival = _Rival(cache, rival_method, control, delay)
+    control.watch = rival.watch
+    try:
+        own = fn(cache, control)
+    finally:
+        control.watch = None
+        # a time limit or a signal stops the rival too, which then sends its best: a moment to
+        # collect it; any other end (optimal, gap or node limit) does not wait for the rival
+        rival.finish(RIVAL_GRACE if own.status in ("time_limit", "interrupted") else 0.0)
+    return _combine(own, rival)
+
+
+def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
+    race: dict[str, Any] = {"methods": [rival.method, own.method], "rival_started": rival.proc is not None,
+                            "rival_status": rival.result.status if rival.result is not None else None,
+                            "rival_error": rival.error}
+    res = own
+    other = rival.result
+    if other is not None and other.status == OPTIMAL and own.status != OPTIMAL:
+        res = other
+        race["winner"] = rival.method
+    elif other is not None and own.status != OPTIMAL:
+        if other.score > own.score:
+            res = other
+        res.upper_bound = max(min(own.upper_bound, other.upper_bound), res.score)
+        race["winner"] = None
+    else:
+        race["winner"] = own.method if own.status == OPTIMAL else None
+    if res.status == "superseded":      # cannot happen with the rules above; never leak it
+        res.status = "interrupted"
+    res.stats = dict(res.stats or {})
+    res.stats["race"] = race
+    return res
