@@ -34,9 +34,10 @@ from .errors import InputError
 #: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
 #: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
 #: HiGHS's 0.49%) and every cache with thousands of variables.
-#: Between AUTO_BFBNB_MAX_N and AUTO_RACE_MAX_N variables (within the dual's density), with two
-#: cores, ``race`` runs the order-graph search and the dual at once and takes the first proof
-#: (:mod:`lpbn.race`; results/medium: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse).
+#: Up to AUTO_RACE_MAX_N variables (within the dual's density, and where the rule for ``bfbnb``
+#: did not apply), with two cores, ``race`` runs the dual and, after 2 s without a proof, the
+#: order-graph search beside it, taking the first proof (:mod:`lpbn.race`; results/medium:
+#: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse); with one core, the dual.
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50

@@ -43,7 +43,9 @@ def test_auto_portfolio_by_size_and_density(instances, known_optima):
     anchors = instances / "anchors/gobnilp-bic3"
     # dense and small enough for the order graph; sparse: the dual LP solver; very wide: the ILP
     assert auto_method(lpbn.read_scores(anchors / "parkinsons.BIC.p3.jkl")) == "bfbnb"
-    assert auto_method(lpbn.read_scores(anchors / "horse.BIC.p3.jkl")) == "dual"
+    from lpbn.race import can_race
+    horse = lpbn.read_scores(anchors / "horse.BIC.p3.jkl")          # sparse, 28 variables
+    assert auto_method(horse) == ("race" if can_race() else "dual")
     wide = lpbn.ScoreCache.from_families([f"v{i}" for i in range(120)], [[(-1.0, ())]] * 120)
     assert auto_method(wide) == "highs"
     # thousands of variables, or many candidates per variable (independence selection): ASOBS
