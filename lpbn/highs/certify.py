@@ -34,7 +34,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from ..lp.clusters import cluster_rows_csr
+from ..lp.clusters import cluster_rows_csr, unseen_rows
 from ..lp.model import EtaLP
 from ..lp.separation import cheap_clusters, edge_marginals, grown_clusters
 
@@ -74,12 +74,7 @@ class _Rows:
 
     def add(self, bits: np.ndarray, ks: np.ndarray) -> int:
         bits = np.asarray(bits, dtype=np.uint64).reshape(-1, self.cache.words)
-        keep = []
-        for r, (b, k) in enumerate(zip(bits, ks)):
-            key = (b.tobytes(), int(k))
-            if key not in self.seen:
-                self.seen.add(key)
-                keep.append(r)
+        keep = unseen_rows(bits, ks, self.seen)
         if not keep:
             return 0
         bits, ks = bits[keep], np.asarray(ks, dtype=np.int64)[keep]

@@ -82,6 +82,18 @@ def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
     return _cluster_rows_csr(cache.bits, cache.family, clusters, ks)
 
 
+def unseen_rows(clusters: np.ndarray, ks, seen: set[tuple[bytes, int]]) -> list[int]:
+    """Indices of the (cluster, k) pairs not in ``seen`` (duplicates within the batch count
+    once), which are added to ``seen``: the rows a model does not have yet."""
+    keep = []
+    for r, (b, k) in enumerate(zip(np.asarray(clusters, dtype=np.uint64), ks)):
+        key = (b.tobytes(), int(k))
+        if key not in seen:
+            seen.add(key)
+            keep.append(r)
+    return keep
+
+
 def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> np.ndarray:
     """Left-hand sides of eq. 6 at a point ``eta`` (m,) for each cluster."""
     ptr, idx = cluster_rows_csr(cache, clusters)

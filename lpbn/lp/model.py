@@ -33,7 +33,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from .clusters import ClusterFamily, cluster_rows_csr
+from .clusters import ClusterFamily, cluster_rows_csr, unseen_rows
 from .highs_session import new_highs, run as run_highs
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
@@ -188,12 +188,7 @@ class EtaLP:
 
     def add_kclusters(self, clusters: np.ndarray, ks: np.ndarray) -> int:
         """Append the k-cluster rows (cluster, k) not yet in the model; returns how many."""
-        keep = []
-        for r, (b, k) in enumerate(zip(np.asarray(clusters, dtype=np.uint64), ks)):
-            key = (b.tobytes(), int(k))
-            if key not in self.kclusters:
-                self.kclusters.add(key)
-                keep.append(r)
+        keep = unseen_rows(clusters, ks, self.kclusters)
         if not keep:
             return 0
         bits, ks = np.asarray(clusters, dtype=np.uint64)[keep], np.asarray(ks, dtype=np.int64)[keep]
