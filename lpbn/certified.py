@@ -49,7 +49,8 @@ SEARCH_SHARE = 0.5
 #: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
 DUAL_LOCAL_SEARCH_MAX_N = 1000
 BOUNDS = ("dual", "trivial")
-SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window"}
+SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
+                  "trail"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
@@ -58,7 +59,7 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window), ``dual_options`` to the dual."""
+    kick, kicks, window, trail), ``dual_options`` to the dual."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
                          f"function of the cache, got {bound!r}")
@@ -338,6 +339,37 @@ def _status(control, search, dual, best, ub) -> tuple[str, str]:
     return "time_limit", note
 
 
+class CertifiedOptions:
+    """The options of ``method="asobs"``/``"obs"`` for :func:`lpbn.solve.show_options`."""
+
+    DOCS = (
+        ("seed", 0, "random seed of the ordering search (draws are the same for both rules)"),
+        ("max_restarts", None, "restarts after the first (a budget; None: time limit or default rule)"),
+        ("patience", None, "stop after this many restarts in a row without improvement"),
+        ("start", "greedy", "first ordering: 'greedy' (min-loss), 'random' or 'asobs'"),
+        ("restart", "perturb", "'perturb' (iterated local search on the incumbent's ordering) or "
+                               "'random' (fresh permutations)"),
+        ("kick", 16, "longest kicked segment of a perturbation"),
+        ("kicks", None, "kicked segments per perturbation (default one per 50 variables)"),
+        ("window", None, "how far insertion moves reach (None: any distance; 0: swaps only)"),
+        ("trail", "both", "ASOBS only: 'obs' follows OBS's own trajectory and lifts each "
+                          "restart to an ASOBS DAG (never below OBS for one seed and restart "
+                          "budget); 'asobs' perturbs ASOBS's own best DAG; 'both' runs the two "
+                          "chains in turn (never below OBS with half the restarts)"),
+        ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
+                                       "bound (one core)"),
+        ("bound", "dual", "'dual' (the cluster LP bound), 'trivial', a number or a function of "
+                          "the cache giving a valid upper bound"),
+        ("dual_options", None, "options of the dual bound (see show_options('dual'))"),
+        ("parallel", None, "search and dual side by side on two cores (None: when available)"),
+    )
+
+    @classmethod
+    def fields(cls) -> list[tuple[str, Any, str]]:
+        """``(name, default, doc)`` of every option."""
+        return list(cls.DOCS)
+
+
 def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
     """``method="asobs"``: ASOBS (Scanagatta et al. 2015, §4) plus the dual bound."""
     return solve_certified(cache, control, "asobs", **options)
@@ -346,6 +378,9 @@ def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> Sol
 def solve_obs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
     """``method="obs"``: OBS (Teyssier & Koller 2005) plus the dual bound."""
     return solve_certified(cache, control, "obs", **options)
+
+
+solve_asobs.options_class = solve_obs.options_class = CertifiedOptions
 
 
 __all__ = ["solve_certified", "solve_asobs", "solve_obs", "SEARCH_SHARE"]

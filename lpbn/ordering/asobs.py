@@ -10,6 +10,11 @@ with ASOBS and, while that improves, takes a topological order of the decoded DA
 it with OBS (OBS on a topological order of G scores at least score(G)) and decodes again.
 So a restart never ends worse than the OBS restart from the same ordering.
 
+:func:`asobs_lift` is the same decode-and-refine applied to an OBS local optimum without
+changing it: the ordering search uses it to follow OBS's own trajectory (``trail="obs"``)
+and lift every OBS restart to an ASOBS DAG, so that for one seed ASOBS's best after r
+restarts is at least OBS's best after r restarts (Theorem 3 applied restart by restart).
+
 Perturbation restarts refine only decodings that beat the incumbent (n = 2,000 synthetic,
 5 s: -5.38678e6 against -5.38792e6 when every restart is refined).  Refining also keeps the
 incumbent's ordering topological for its DAG, which makes later decodes cheap: at
@@ -66,6 +71,22 @@ def asobs_restart(ws: Workspace, start, stop: Callable[[], bool] | None, stats: 
     if base is not None and ws.delta(g, base.dag) <= ws.eps:
         return best        # refine only decodings that beat the incumbent
     return refine(ws, pt, g, best, stop, stats)
+
+
+def asobs_lift(ws: Workspace, pt: Point, best: Point | None,
+               stop: Callable[[], bool] | None, stats: dict) -> Point:
+    """The better of ``best`` and what ASOBS makes of the OBS local optimum ``pt`` (left
+    unchanged): its OBS DAG, the ASOBS decoding of its ordering (Theorem 3: never worse),
+    refined by :func:`refine` when that beats ``best``.  After ``stop()`` only the OBS DAG
+    is compared (a decode costs O(Ck))."""
+    best = _copy(pt) if best is None else _better(ws, best, pt, pt.obs)
+    if stop is not None and stop():
+        return best
+    g = np.empty(ws.n, dtype=np.int64)
+    ws.decode_asobs(pt.order, g)
+    if ws.delta(g, best.dag) <= ws.eps:
+        return best
+    return refine(ws, pt, g, _better(ws, best, pt, g), stop, stats)
 
 
 def refine(ws: Workspace, pt: Point, g: np.ndarray, best: Point,

@@ -14,9 +14,29 @@ from an ordering and runs the rule's local search on it
   and on diabetes/pigs at equal time; fresh random restarts won on munin-5000.
 
 All random draws of a restart are made from ``seed`` in the same way whatever the rule and
-the search state, so for a fixed seed and restart budget a run is reproducible, and with
-``restart="random"`` both rules climb from the very same orderings, where ASOBS never ends
-worse than OBS (Theorem 3).  Time and ``control`` limits only truncate the run.
+the search state, so for a fixed seed and restart budget a run is reproducible.  Time and
+``control`` limits only truncate the run.
+
+Which trajectory ASOBS follows (``trail``):
+
+* ``"both"`` (default): two chains take turns, restart by restart: the lifted OBS trail
+  below (with ``seed``'s own stream, so after 2r restarts ASOBS's best is never below OBS's
+  after r) and an ASOBS chain on its own best DAG (with a stream of its own).
+* ``"obs"``: ASOBS runs OBS's own iterated local search (the same orderings, the same
+  perturbation base: the OBS incumbent) and lifts every restart's local optimum with
+  :func:`lpbn.ordering.asobs.asobs_lift` (decode, refine when it beats the best DAG).  For
+  one seed and any restart budget ASOBS's best DAG is then never below OBS's (Theorem 3,
+  restart by restart), whatever the restart scheme.
+* ``"asobs"``: ASOBS perturbs its own best DAG's ordering (:func:`asobs_restart`), so the
+  two rules follow different trajectories and either may end ahead; with
+  ``restart="random"`` both still climb from the very same orderings.
+
+Measured with ``seed=0`` and 60 s per run (search alone, one run per core) on the
+independence-selection caches of the eight density-estimation data sets (``lpbn score``
+defaults), BIC of OBS / ASOBS with trail ``"obs"``, ``"asobs"``, ``"both"``, see
+``results/scale/README.md``: ``"both"`` was at least OBS on all eight (level on plants,
+55-284 ahead on the others), ``"asobs"`` alone fell 54 behind OBS on plants, and ``"obs"``
+alone gained only 0-112 on OBS (the lift rarely finds back arcs on an OBS local optimum).
 """
 
 from __future__ import annotations
@@ -31,13 +51,14 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import DAG
-from .asobs import asobs_restart
+from .asobs import asobs_lift, asobs_restart
 from .obs import Point, obs_restart
 from .starts import (RESTART_SCHEMES, START_ORDERS, apply_restart, draw_restart, fresh_start,
                      start_order)
 from .workspace import Workspace
 
 RULES = ("obs", "asobs")
+TRAILS = ("obs", "asobs", "both")
 
 #: Default stopping rule when no time limit, restart budget or patience is given: stop after
 #: ``DEFAULT_PATIENCE`` restarts in a row without improvement, or after ``DEFAULT_SECONDS``
@@ -112,9 +133,12 @@ class _Budget:
         return self.reason is None
 
 
-def _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window):
+def _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
+                   trail):
     if rule not in RULES:
         raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    if trail not in TRAILS:
+        raise InputError(f"trail must be one of {', '.join(TRAILS)}, got {trail!r}")
     if start not in START_ORDERS:
         raise InputError(f"start must be one of {', '.join(START_ORDERS)}, got {start!r}")
     if restart not in RESTART_SCHEMES:
@@ -137,7 +161,8 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
                     time_limit: float | None = None, max_restarts: int | None = None,
                     patience: int | None = None, control=None, start: str = "greedy",
                     restart: str = "perturb", kick: int = 16,
-                    kicks: int | None = None, window: int | None = None) -> OrderingResult:
+                    kicks: int | None = None, window: int | None = None,
+                    trail: str = "both") -> OrderingResult:
     """Anytime OBS (Teyssier & Koller 2005) or ASOBS (Scanagatta et al. 2015, §4) search.
 
     ``rule``: ``"asobs"`` or ``"obs"``.  ``start``: first ordering (``"greedy"``,
@@ -145,7 +170,9 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     local search on the incumbent's ordering with ``kicks`` kicked segments of 2..``kick``
     positions; default ``kicks`` one per 50 variables) or ``"random"`` (fresh random
     permutations).  ``window``: how far insertion moves reach (default: any distance; 0:
-    adjacent swaps only, the paper's OBS neighbourhood).
+    adjacent swaps only, the paper's OBS neighbourhood).  ``trail``: the trajectory ASOBS
+    follows: OBS's own (``"obs"``, never below OBS for one seed and restart budget), its
+    own best DAG's (``"asobs"``) or both in turn (``"both"``); see the module docstring.
 
     Stops at ``time_limit`` seconds, after ``max_restarts`` restarts beyond the first, after
     ``patience`` restarts in a row without improvement, or when
@@ -154,7 +181,8 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     :data:`DEFAULT_PATIENCE` restarts without improvement or :data:`DEFAULT_SECONDS`.
     Improvements are reported through ``control.improved(best=...)``.
     """
-    _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window)
+    _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
+                   trail)
     t0 = time.perf_counter()
     limited = control is not None and (control.time_limit is not None
                                        or control.node_limit is not None)
@@ -164,19 +192,25 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     kicks = default_kicks(cache.n) if kicks is None else kicks
     window = DEFAULT_WINDOW if window is None else window
     ws = Workspace(cache, window=cache.n if window is None else int(window))
-    rng = np.random.default_rng(seed)
     budget = _Budget(time_limit, control, max_restarts, patience)
     stats = {"rule": rule, "window": ws.window, "restarts": 0, "improvements": 0, "climbs": 0,
              "swaps": 0, "insertions": 0, "evaluations": 0, "asobs_decodes": 0, "start": start,
              "restart": restart, "kick": kick, "kicks": kicks, "default_rule": default_rule}
-    st = fresh_start(ws, start_order(ws, start, rng))
-    stats["start_seconds"] = time.perf_counter() - t0
-    best = _run(ws, rule, st, None, None, budget.interrupted, stats)
+    if rule == "asobs":
+        stats["trail"] = trail
+    chains = _chains(rule, trail, seed)
+    best = None
+    for ch in chains:
+        best = _begin(ws, ch, start, best, budget.interrupted, stats)
+        stats.setdefault("start_seconds", time.perf_counter() - t0)
     stats["start_score"] = best.score
     _report(control, best, 0)
     try:
+        turn = 0
         while cache.n > 2 and budget.another():
-            best = _restart(ws, rule, rng, best, budget, stats, restart, kick, kicks, control)
+            best = _restart(ws, chains[turn % len(chains)], best, budget, stats, restart, kick,
+                            kicks, control)
+            turn += 1
     except KeyboardInterrupt:
         budget.reason = "interrupted"
     stats.update(restarts=budget.restarts, asobs_decodes=ws.decodes, patience=patience,
@@ -188,24 +222,72 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
                           stop=stop, stats=stats)
 
 
-def _restart(ws, rule, rng, best, budget, stats, restart, kick, kicks, control) -> Point:
-    """One restart from the incumbent ``best``; returns the new incumbent."""
-    draws = draw_restart(rng, ws.n, restart, kick, kicks)
+@dataclass
+class _Chain:
+    """One iterated-local-search trajectory: how its restarts climb (``rule``; ``lift``: OBS
+    climbs, each lifted to an ASOBS DAG), its own random stream and perturbation base (the
+    chain's incumbent, which for a lifted chain moves exactly as OBS's would)."""
+
+    rule: str
+    lift: bool
+    rng: np.random.Generator
+    base: Point | None = None
+
+
+def _chains(rule: str, trail: str, seed: int) -> list[_Chain]:
+    """The trajectories of a search (see the module docstring); the first uses ``seed``'s
+    stream exactly as OBS does, the second ASOBS chain of ``trail="both"`` its own."""
+    first = np.random.default_rng(seed)
+    if rule == "obs":
+        return [_Chain("obs", False, first)]
+    if trail == "asobs":
+        return [_Chain("asobs", False, first)]
+    chains = [_Chain("obs", True, first)]
+    if trail == "both":
+        chains.append(_Chain("asobs", False, np.random.default_rng([seed, 1])))
+    return chains
+
+
+def _begin(ws, ch: _Chain, start: str, best: Point | None, stop, stats) -> Point:
+    """Restart 0 of chain ``ch`` from the ``start`` ordering; returns the new best."""
+    st = fresh_start(ws, start_order(ws, start, ch.rng))
+    if ch.lift:
+        ch.base = obs_restart(ws, st, stop, stats)
+        return asobs_lift(ws, ch.base, best, stop, stats)
+    ch.base = _run(ws, ch.rule, st, None, None, stop, stats)
+    return ch.base if best is None or ws.delta(ch.base.dag, best.dag) > ws.eps else best
+
+
+def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
+             control) -> Point:
+    """One restart of chain ``ch`` from its base; returns the new best.
+
+    A lifted chain runs an OBS restart, moves its base exactly as OBS's incumbent would, and
+    lifts the restart's local optimum to an ASOBS DAG that may improve ``best``."""
+    draws = draw_restart(ch.rng, ws.n, restart, kick, kicks)
+    base = ch.base
 
     def rebuild(keep):
-        return apply_restart(ws, best, draws, keep)
+        return apply_restart(ws, base, draws, keep)
 
     perturbed = draws[0] == "perturb"
-    cand = _run(ws, rule, apply_restart(ws, best, draws), best if perturbed else None,
-                rebuild if perturbed else None, budget.interrupted, stats)
+    cand = _run(ws, "obs" if ch.lift else ch.rule, apply_restart(ws, base, draws),
+                base if perturbed else None, rebuild if perturbed else None,
+                budget.interrupted, stats)
     budget.restarts += 1        # counted when done: control's node_limit polls the count
     budget.since += 1
-    if ws.delta(cand.dag, best.dag) > ws.eps:
+    if ws.delta(cand.dag, base.dag) > ws.eps:
+        ch.base = cand
+        budget.since = 0
+    if ch.lift:
+        new_best = asobs_lift(ws, cand, best, budget.interrupted, stats)
+    else:
+        new_best = cand if ws.delta(cand.dag, best.dag) > ws.eps else best
+    if new_best is not best:
         budget.since = 0
         stats["improvements"] += 1
-        _report(control, cand, budget.restarts)
-        return cand
-    return best
+        _report(control, new_best, budget.restarts)
+    return new_best
 
 
 def _run(ws, rule, st, base, rebuild, stop, stats) -> Point:
