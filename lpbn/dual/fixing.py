@@ -43,6 +43,22 @@ def candidate_bounds(state: DualState) -> np.ndarray:
         return np.where(state.allowed, value - (state.M[state.family] - w), -math.inf)
 
 
+def candidate_bounds_at(cache, cluster_bits: np.ndarray, cluster_k: np.ndarray,
+                        lam: np.ndarray) -> tuple[np.ndarray, float]:
+    """:func:`candidate_bounds` and U(λ) for every candidate of ``cache`` at multipliers
+    ``lam`` on the clusters ``cluster_bits`` (rows of uint64 words) with their ``cluster_k``,
+    wherever λ came from: any λ >= 0 gives valid bounds.  λ from the LP of the
+    dominance-pruned cache (:meth:`lpbn.cache.ScoreCache.prune_dominated`) serves the full
+    cache unchanged: a dominated set scores no better than its subset and meets every
+    cluster at least as often, so it never raises a maximum M_i and U(λ) is the same."""
+    state = DualState(cache)
+    for row, k in zip(cluster_bits, cluster_k):
+        if not state.add_cluster_bits(row, int(k)):
+            raise ValueError("candidate_bounds_at: duplicate or too small cluster row")
+    state.set_lambda(np.asarray(lam, dtype=np.float64))
+    return candidate_bounds(state), float(state.value())
+
+
 class RootFixing:
     """Reduced-cost fixing from one λ valid over the whole search (the root's).
 

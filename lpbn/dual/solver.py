@@ -52,6 +52,10 @@ class RootRelaxation:
     best_dag: DAG | None
     lam: np.ndarray = field(repr=False, default=None)
     stats: dict[str, Any] = field(default_factory=dict)
+    #: every cluster row of the final state, (K, W) uint64, and its k (1: eq. 6, else a
+    #: k-cluster), aligned with ``lam`` (``clusters`` holds the k = 1 rows only)
+    cluster_bits: np.ndarray = field(repr=False, default=None)
+    cluster_k: np.ndarray = field(repr=False, default=None)
 
 
 def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *, separate: bool = True,
@@ -92,7 +96,8 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
         inc.offer(choice, score)
     return RootRelaxation(value=float(value), clusters=state.family_of_clusters(), converged=bool(converged),
                           best_score=inc.score, best_dag=None if inc.choice is None else dag_of(cache, inc.choice),
-                          lam=state.lam.copy(),
+                          lam=state.lam.copy(), cluster_bits=state.cbits.copy(),
+                          cluster_k=state.ck.copy(),
                           stats={"sweeps": state.sweeps, "rounds": st.rounds, "clusters": state.K,
                                  **({"separation_errors": dict(state.separation_errors)}
                                     if state.separation_errors else {}),

@@ -65,10 +65,12 @@ def auto_engine(cache: ScoreCache) -> str:
 
 def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, engine: str = "auto",
                 memory_limit: int | None = None, threads: int = 1, posterior: bool = True,
-                **unknown) -> SolveResult:
+                lp_bounds: bool | None = None, **unknown) -> SolveResult:
     if unknown:
         raise InputError(f"k_best: unknown option(s) {', '.join(sorted(unknown))} (k-best takes engine, "
-                         "classes, memory_limit, threads)")
+                         "classes, memory_limit, threads, lp_bounds)")
+    if lp_bounds not in (None, True, False):
+        raise InputError(f"k_best: lp_bounds must be true, false or None (auto), got {lp_bounds!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k_best must be a positive integer, got {k!r}")
     k = int(k)
@@ -85,7 +87,8 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, en
         engine = auto_engine(cache)
     if engine == "bnb":
         from .bnb import enumerate_bnb
-        out = enumerate_bnb(cache, k, control, classes=classes, memory_limit=memory_limit)
+        out = enumerate_bnb(cache, k, control, classes=classes, memory_limit=memory_limit,
+                            lp_bounds=lp_bounds)
     else:
         from .ilp import enumerate_ilp
         out = enumerate_ilp(cache, k, control, classes=classes, threads=threads)

@@ -8,7 +8,11 @@ cycle with the families already chosen is never taken.  A node's bound is the sm
 * the chosen families' scores plus, for every undecided variable, its best candidate that
   closes no cycle with the chosen families (a relaxation of the rest), and
 * the smallest "best DAG containing this family" value (:mod:`lpbn.kbest.tables`, exact per
-  family by the subset DP; Chen, Darwiche & Choi, Thm 4) over the chosen families;
+  family by the subset DP; Chen, Darwiche & Choi, Thm 4) over the chosen families, and
+* beyond the DP tables, the cluster LP's bound U(λ) minus the chosen families' regrets
+  (Jaakkola et al. 2010 eq. 8 read as reduced costs, :mod:`lpbn.dual.fixing`; λ from the
+  LP of the dominance-pruned cache, valid for the full one): additive over the families, so
+  it tightens with every decision, and it needs no 2^n memory;
 
 a node is cut when its bound is below the score of the K-th best DAG found so far, minus the
 tie tolerance (so DAGs tied with the K-th are still met).  Before the search, a K-best list of
@@ -33,8 +37,10 @@ BUFFER = 4096
 
 
 def order_seed(cache: ScoreCache, order: np.ndarray, k: int, with_scores: bool = False):
-    """A lower bound on the K-th best DAG score: the K-th best of the DAGs consistent with
-    ``order`` (:func:`order_kbest`); -inf when fewer than K such DAGs exist.  ``with_scores``:
+    """A lower bound on the K-th best DAG score, and on the K-th best Markov equivalence
+    class's (the DAGs consistent with one order lie in distinct classes): the K-th best of
+    the DAGs consistent with ``order`` (:func:`order_kbest`); -inf when fewer than K such
+    DAGs exist.  ``with_scores``:
     also the (up to) K best scores of those DAGs, best first."""
     sums, _ = order_kbest(cache, order, k)
     seed = float(sums[k - 1]) if len(sums) >= k else -math.inf
@@ -92,12 +98,16 @@ def _add_seed_dags(coll: Collector, cache: ScoreCache, order: np.ndarray, k: int
 
 
 @numba.njit(cache=True)
-def _node_rest(d, n, vorder, offs, cmask, cscore, desc_row):
-    """Sum over undecided variables (vorder[d:]) of their best candidate closing no cycle
-    with the chosen families (desc_row[v] = descendants of v); -inf if one has none.  Also
-    returns the term of vorder[d]."""
+def _node_rest(d, n, vorder, offs, cmask, cscore, rperm, creg, desc_row):
+    """Over the undecided variables (vorder[d:]), each restricted to the candidates closing
+    no cycle with the chosen families (desc_row[v] = descendants of v): the sum of their best
+    scores and the sum of their smallest LP regrets (``rperm``: the candidates of each
+    variable by regret, ascending), each with the term of vorder[d]; -inf scores if one
+    variable has no candidate left."""
     rest = 0.0
     first = 0.0
+    rrest = 0.0
+    rfirst = 0.0
     for e in range(d, n):
         z = vorder[e]
         dz = desc_row[z]
@@ -107,31 +117,76 @@ def _node_rest(d, n, vorder, offs, cmask, cscore, desc_row):
                 got = cscore[p]
                 break
         if got == -np.inf:
-            return -np.inf, -np.inf
+            return -np.inf, -np.inf, 0.0, 0.0
+        reg = 0.0
+        for q in range(offs[z], offs[z + 1]):
+            p = rperm[q]
+            if (cmask[p] & dz) == 0:
+                reg = creg[p]
+                break
         rest += got
+        rrest += reg
         if e == d:
             first = got
-    return rest, first
+            rfirst = reg
+    return rest, first, rrest, rfirst
 
 
 @numba.njit(cache=True)
-def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, remb, state, pos, desc, partial,
-            minfull, restsum, chosen, thr, budget, out_choice, out_score, acc):
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - np.uint64(1)
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def _cluster_excess(y, m, cnt_row, cl_bits, cl_k, cl_lam):
+    """λ lost when variable y takes the family with parent mask m, given the counts so far:
+    for every cluster C ∋ y that the family meets fewer than k_C times (it draws λ_C in the
+    eq. 8 bound) while already k_C decided members did, λ_C (each extra one costs λ_C: every
+    DAG scores at most U(λ) - Σ regrets - Σ_C λ_C (members meeting C fewer than k_C times -
+    k_C), and those counts only grow)."""
+    one = np.uint64(1)
+    out = 0.0
+    for c in range(cl_bits.shape[0]):
+        b = cl_bits[c]
+        if (b >> np.uint64(y)) & one and _popcount(m & b) < cl_k[c] and cnt_row[c] >= cl_k[c]:
+            out += cl_lam[c]
+    return out
+
+
+@numba.njit(cache=True)
+def _search(n, vorder, offs, cmask, cscore, cfull, creg, rperm, by_regret, lpu, cl_bits, cl_k,
+            cl_lam, cnt, slack, corig, logcnt, remb, state, pos, desc, partial, minfull, regsum,
+            restsum, rregsum, chosen, thr, budget, out_choice, out_score, acc):
     """Resumable DFS (see module docstring).  state = [depth, started, leaves_out].
-    acc = [nodes, log_rest, next_bound].  Returns 0 when finished, 1 when the node budget ran
-    out, 2 when the leaf buffer is full."""
+    acc = [nodes, log_rest, next_bound].  ``creg``: each candidate's LP regret, ``lpu`` the
+    LP bound they refer to (a DAG scores at most lpu minus its families' regrets minus the
+    clusters' excess, :func:`_cluster_excess`, kept per depth in ``cnt``/``slack``; zeros,
+    +inf and no clusters without the LP).  A variable's candidates are tried in the order ``rperm`` (within
+    its block of ``offs``): by regret with the LP (``by_regret``; the K best DAGs have small
+    regret sums, so they are met first), else by score.  ``pos[d]`` indexes ``rperm``.
+    Returns 0 when finished, 1 when the node budget ran out, 2 when the leaf buffer is full."""
     one = np.uint64(1)
     if state[1] == 0:
         state[1] = 1
         for v in range(n):
             desc[0, v] = 0
         partial[0] = 0.0
+        regsum[0] = 0.0
+        slack[0] = 0.0
+        for c in range(cl_bits.shape[0]):
+            cnt[0, c] = 0
         minfull[0] = np.inf
-        rest, first = _node_rest(0, n, vorder, offs, cmask, cscore, desc[0])
+        rest, first, rrest, rfirst = _node_rest(0, n, vorder, offs, cmask, cscore, rperm, creg,
+                                                desc[0])
         if rest == -np.inf:
             state[0] = -1
             return 0
         restsum[0] = rest - first
+        rregsum[0] = rrest - rfirst
         pos[0] = offs[vorder[0]]
         state[0] = 0
     d = state[0]
@@ -147,23 +202,28 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, remb, state, p
             acc[0] += nodes
             return 2
         y = vorder[d]
-        p = pos[d]
+        q = pos[d]
         end = offs[y + 1]
-        if p >= end:
+        if q >= end:
             d -= 1
             continue
-        pos[d] = p + 1
+        pos[d] = q + 1
+        p = rperm[q]
         m = cmask[p]
         if (m & desc[d, y]) != 0:
             continue                               # would close a directed cycle
         ub = partial[d] + cscore[p] + min(restsum[d], remb[d + 1])
-        if ub < thr:                               # candidates are sorted: the rest is worse
-            acc[1] = np.logaddexp(acc[1], np.log(end - p) + logcnt[d] + ub)
-            acc[2] = max(acc[2], ub)
+        lpb = lpu - (regsum[d] + creg[p] + rregsum[d] + slack[d])
+        if (lpb if by_regret else ub) < thr:       # candidates are sorted: the rest is worse
+            b = lpb if by_regret else ub
+            acc[1] = np.logaddexp(acc[1], np.log(end - q) + logcnt[d] + b)
+            acc[2] = max(acc[2], b)
             pos[d] = end
             continue
-        if cfull[p] < thr:
-            b = min(ub, cfull[p])
+        extra = _cluster_excess(y, m, cnt[d], cl_bits, cl_k, cl_lam) if lpb >= thr else 0.0
+        lpb -= extra
+        if ub < thr or cfull[p] < thr or lpb < thr:
+            b = min(ub, cfull[p], lpb)
             acc[1] = np.logaddexp(acc[1], logcnt[d] + b)
             acc[2] = max(acc[2], b)
             continue
@@ -179,6 +239,12 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, remb, state, p
             continue
         partial[nd] = partial[d] + cscore[p]
         minfull[nd] = min(minfull[d], cfull[p])
+        regsum[nd] = regsum[d] + creg[p]
+        slack[nd] = slack[d] + extra
+        for c in range(cl_bits.shape[0]):
+            b = cl_bits[c]
+            cnt[nd, c] = cnt[d, c] + (1 if ((b >> np.uint64(y)) & one
+                                             and _popcount(m & b) < cl_k[c]) else 0)
         for v in range(n):
             desc[nd, v] = desc[d, v]
         ybit = one << np.uint64(y)
@@ -189,14 +255,17 @@ def _search(n, vorder, offs, cmask, cscore, cfull, corig, logcnt, remb, state, p
                 for a in range(n):
                     if a == u or (desc[nd, a] & ubit) != 0:
                         desc[nd, a] |= add
-        rest, first = _node_rest(nd, n, vorder, offs, cmask, cscore, desc[nd])
-        bnd = min(partial[nd] + min(rest, remb[nd]), minfull[nd])
+        rest, first, rrest, rfirst = _node_rest(nd, n, vorder, offs, cmask, cscore, rperm, creg,
+                                                desc[nd])
+        bnd = min(partial[nd] + min(rest, remb[nd]), minfull[nd],
+                  lpu - (regsum[nd] + rrest + slack[nd]))
         if bnd < thr:
             if bnd > -np.inf:
                 acc[1] = np.logaddexp(acc[1], logcnt[d] + bnd)
                 acc[2] = max(acc[2], bnd)
             continue
         restsum[nd] = rest - first
+        rregsum[nd] = rrest - rfirst
         pos[nd] = offs[vorder[nd]]
         d = nd
     state[0] = -1
@@ -236,9 +305,44 @@ def _decision_order(cache: ScoreCache, opt_parents: list[tuple[int, ...]] | None
     return np.argsort(cache.counts(), kind="stable").astype(np.int64)
 
 
+#: share of the remaining time the LP bounds may take (at most LP_SECONDS)
+LP_SHARE = 0.2
+LP_SECONDS = 120.0
+
+
+def _lp_bounds(cache: ScoreCache, control, stats: dict):
+    """Per-family bounds and additive regrets from the cluster LP, without 2^n memory
+    (Jaakkola et al. 2010 eq. 8; :mod:`lpbn.dual.fixing`): for the root λ of the LP of the
+    dominance-pruned cache, every DAG scores at most U(λ) minus the sum of its families'
+    regrets.  Returns (U - regret per candidate of ``cache``, U, the LP's decoded DAG) or
+    None when the LP gave nothing within its share of the time."""
+    from ..dual.fixing import candidate_bounds_at
+    from ..dual.solver import root_relaxation
+    remaining = control.remaining()
+    budget = LP_SECONDS if not math.isfinite(remaining) else min(LP_SECONDS, LP_SHARE * remaining)
+    pruned = cache.prune_dominated()
+    rr = root_relaxation(pruned, time_limit=budget)
+    if not math.isfinite(rr.value):
+        return None
+    bounds, u = candidate_bounds_at(cache, rr.cluster_bits, rr.cluster_k, rr.lam)
+    if not math.isfinite(u):
+        return None
+    regret = np.maximum(u - bounds, 0.0)
+    u += 1e-9 * max(1.0, abs(u))           # rounding slack: the search compares sums of regrets
+    pos = rr.lam > 0
+    clusters = (np.ascontiguousarray(rr.cluster_bits[pos, 0]), rr.cluster_k[pos].astype(np.int64),
+                rr.lam[pos].astype(np.float64))
+    stats["lp_bound"] = u
+    stats["lp_seconds"] = rr.stats.get("seconds")
+    stats["lp_converged"] = rr.converged
+    stats["lp_clusters"] = int(pos.sum())
+    return (regret, u, *clusters), rr.best_dag
+
+
 def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                   memory_limit: int | None = None, tables: bool | None = None,
-                  groups: bool | None = None, chunk: int = CHUNK_NODES) -> dict:
+                  groups: bool | None = None, lp_bounds: bool | None = None,
+                  chunk: int = CHUNK_NODES) -> dict:
     """Run the engine; returns a dict with the collector and the proof (see api)."""
     from . import tables as tb
     n = cache.n
@@ -270,6 +374,12 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
             full = cache.scores + (best.sum() - best[cache.family])
             stats["family_bounds"] = "trivial (DP tables above the memory limit)"
     stats["family_bounds_exact"] = bool(use_tables)
+    lp = None
+    if lp_bounds is True or (lp_bounds is None and not use_tables):
+        got = _lp_bounds(cache, control, stats)
+        if got is not None:
+            lp, lp_best = got
+            full = np.minimum(full, lp[1] - lp[0])
     if opt_parents is not None:
         order = _decision_order(cache, opt_parents)
         from ..result import DAG
@@ -279,11 +389,15 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         seed_order, _ = quick_ordering_search(cache, time_limit=min(1.0, 0.05 * control.remaining()),
                                         max_restarts=50)
         seed_order = np.asarray(seed_order, dtype=np.int64)
+        if lp is not None and lp_best is not None:
+            order_lp = np.array(lp_best.topological_order(), dtype=np.int64)
+            if cache.best_for_order(order_lp)[1] > cache.best_for_order(seed_order)[1]:
+                seed_order = order_lp
         order = seed_order.copy()                 # sources of a good order first, as with tables
-    # classes: K classes need at least K DAGs, so the DAG seed is a valid class threshold only
-    # for K = 1; use it for DAGs only (for classes it only guides the first round's guess)
-    dag_seed, seed_scores = order_seed(cache, seed_order, k, with_scores=True)
-    seed = dag_seed if not classes else -math.inf
+    # the seed is a valid class threshold too: two DAGs consistent with one order and with the
+    # same skeleton orient every edge alike, so distinct order-consistent DAGs lie in distinct
+    # Markov equivalence classes, and the K best of them are K classes scoring at least it
+    seed, seed_scores = order_seed(cache, seed_order, k, with_scores=True)
     stats["seed_threshold"] = seed if math.isfinite(seed) else None
     stats["families"] = int(cache.m)
     # remb[d]: the backward table's bound on the variables undecided at depth d (order[d:]),
@@ -306,11 +420,14 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
     # first guess, 100 with one plain round) one round from the seed
     t = _first_guess(top, seed_scores, k, seed) if use_tables else seed
     while True:
-        out = _round(cache, k, control, classes, full, logc, order, remb, t, chunk)
+        out = _round(cache, k, control, classes, full, logc, order, remb, t, chunk, lp)
         coll = out["collector"]
         rounds.append({"threshold": t if math.isfinite(t) else None, "nodes": out["nodes"],
                        "listed": len(coll), "families_kept": out["families_kept"]})
-        if out["stopped"] or _proven(coll, k, t):
+        # a round at the seed (or below) is the last: K DAGs (and K classes) score at least
+        # the seed, so it met the whole answer (rounding can keep _proven from seeing that
+        # when the seed order's best DAG is the optimum and K = 1, which looped before)
+        if out["stopped"] or _proven(coll, k, t) or t <= seed:
             break
         t = _next_guess(top, t, len(coll), k, seed)
         stopped = control.should_stop()
@@ -377,7 +494,8 @@ def _proven(coll: Collector, k: int, t: float) -> bool:
 
 
 def _round(cache: ScoreCache, k: int, control, classes: bool, full: np.ndarray, logc: np.ndarray,
-           order: np.ndarray, remb: np.ndarray, t: float, chunk: int) -> dict:
+           order: np.ndarray, remb: np.ndarray, t: float, chunk: int,
+           lp: tuple | None = None) -> dict:
     """One search over the DAGs scoring at least ``t`` (less the tie tolerance), or all DAGs
     for ``t = -inf``: the collector, and the proof of what it did not list."""
     n = cache.n
@@ -405,6 +523,17 @@ def _round(cache: ScoreCache, k: int, control, classes: bool, full: np.ndarray, 
     cmask = cache.masks[idx].astype(np.uint64)
     cscore = cache.scores[idx].copy()
     cfull = full[idx].copy()
+    creg = np.zeros(len(idx)) if lp is None else lp[0][idx].copy()
+    # each variable's candidates by regret, ascending (positions in the arrays above)
+    rperm = np.lexsort((creg, np.repeat(np.arange(n), cnts))).astype(np.int64)
+    lpu = math.inf if lp is None else float(lp[1])
+    if lp is None:
+        cl_bits, cl_k, cl_lam = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64),
+                                 np.zeros(0))
+    else:
+        cl_bits, cl_k, cl_lam = lp[2], lp[3], lp[4]
+    cnt = np.zeros((n + 1, len(cl_bits)), dtype=np.int64)
+    slack = np.zeros(n + 1)
     corig = idx.astype(np.int64)
     rlog = np.log(cnts.astype(np.float64))
     logcnt = np.zeros(n)
@@ -415,6 +544,8 @@ def _round(cache: ScoreCache, k: int, control, classes: bool, full: np.ndarray, 
     desc = np.zeros((n + 1, n), dtype=np.uint64)
     partial = np.zeros(n + 1)
     minfull = np.zeros(n + 1)
+    regsum = np.zeros(n + 1)
+    rregsum = np.zeros(n + 1)
     restsum = np.zeros(n + 1)
     chosen = np.zeros(n, dtype=np.int64)
     out_choice = np.zeros((BUFFER, n), dtype=np.int64)
@@ -425,8 +556,10 @@ def _round(cache: ScoreCache, k: int, control, classes: bool, full: np.ndarray, 
         thr_score = max(coll.threshold(), t)
         thr = thr_score - tie_tol(thr_score) if math.isfinite(thr_score) else -np.inf
         state[2] = 0
-        code = _search(n, order, offs, cmask, cscore, cfull, corig, logcnt, remb, state, pos, desc,
-                       partial, minfull, restsum, chosen, thr, chunk, out_choice, out_score, acc)
+        code = _search(n, order, offs, cmask, cscore, cfull, creg, rperm, lp is not None, lpu,
+                       cl_bits, cl_k, cl_lam, cnt, slack, corig, logcnt, remb,
+                       state, pos, desc, partial, minfull, regsum, restsum, rregsum, chosen, thr,
+                       chunk, out_choice, out_score, acc)
         got = int(state[2])
         if got:
             coll.add(out_score[:got].copy(), out_choice[:got].copy())
@@ -445,8 +578,12 @@ def _round(cache: ScoreCache, k: int, control, classes: bool, full: np.ndarray, 
         d = int(state[0])
         for e in range(d + 1):
             y = int(order[e])
-            p = int(pos[e])
-            if p < offs[y + 1]:
-                open_bound = max(open_bound, float(partial[e] + cscore[p] + min(restsum[e], remb[e + 1])))
+            q = int(pos[e])
+            if q < offs[y + 1]:
+                left = rperm[q:offs[y + 1]]        # the candidates not tried yet at depth e
+                open_bound = max(open_bound, float(min(partial[e] + cscore[left].max()
+                                                       + min(restsum[e], remb[e + 1]),
+                                                       lpu - regsum[e] - rregsum[e] - slack[e]
+                                                       - creg[left].min())))
     return {"collector": coll, "complete": stopped is None, "stopped": stopped,
             "open_bound": open_bound, "nodes": int(acc[0]), "families_kept": int(keep.sum())}
