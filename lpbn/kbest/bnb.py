@@ -165,9 +165,10 @@ def _search(n, vorder, offs, cmask, cscore, cfull, creg, rperm, by_regret, lpu, 
     acc = [nodes, log_rest, next_bound].  ``creg``: each candidate's LP regret, ``lpu`` the
     LP bound they refer to (a DAG scores at most lpu minus its families' regrets minus the
     clusters' excess, :func:`_cluster_excess`, kept per depth in ``cnt``/``slack``; zeros,
-    +inf and no clusters without the LP).  A variable's candidates are tried in the order ``rperm`` (within
-    its block of ``offs``): by regret with the LP (``by_regret``; the K best DAGs have small
-    regret sums, so they are met first), else by score.  ``pos[d]`` indexes ``rperm``.
+    +inf and no clusters without the LP).  A variable's candidates are tried in the order
+    ``rperm`` (within its block of ``offs``): by regret with the LP (``by_regret``; the K
+    best DAGs have small regret sums, so they are met first), else by score.  ``pos[d]``
+    indexes ``rperm``.
     Returns 0 when finished, 1 when the node budget ran out, 2 when the leaf buffer is full."""
     one = np.uint64(1)
     if state[1] == 0:
@@ -314,8 +315,9 @@ def _lp_bounds(cache: ScoreCache, control, stats: dict):
     """Per-family bounds and additive regrets from the cluster LP, without 2^n memory
     (Jaakkola et al. 2010 eq. 8; :mod:`lpbn.dual.fixing`): for the root λ of the LP of the
     dominance-pruned cache, every DAG scores at most U(λ) minus the sum of its families'
-    regrets.  Returns (U - regret per candidate of ``cache``, U, the LP's decoded DAG) or
-    None when the LP gave nothing within its share of the time."""
+    regrets minus the clusters' excess (:func:`_cluster_excess`).  Returns ((the regret of
+    every candidate of ``cache``, U, and the clusters with λ > 0 as masks, k and λ), the
+    LP's decoded DAG), or None when the LP gave no finite bound."""
     from ..dual.fixing import candidate_bounds_at
     from ..dual.solver import root_relaxation
     remaining = control.remaining()
