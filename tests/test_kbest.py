@@ -245,7 +245,7 @@ def brute_classes(dags, k: int) -> list[float]:
 
 
 @pytest.mark.parametrize("memory_limit,lp", [(None, None), (None, True), (1, None), (1, False),
-                                              (3000, None)])   # 1 byte: no tables; 3000: groups
+                                              (3000, False)])  # 1 byte: no tables; 3000: groups
 @pytest.mark.parametrize("seed", range(3))
 def test_bnb_deepening_rounds_exact(memory_limit, lp, seed):
     """The bnb engine's threshold rounds (a round at t lists every DAG above t; the list is the
@@ -264,6 +264,7 @@ def test_bnb_deepening_rounds_exact(memory_limit, lp, seed):
         assert {g[1] for g in got} == {e[1] for e in top_k(dags, k)}
         assert res.stats["family_bounds_exact"] is (memory_limit is None)
         assert ("pattern database" in res.stats.get("family_bounds", "")) is (memory_limit == 3000)
+        assert ("LP regrets" in res.stats.get("family_bounds", "")) is (memory_limit == 1 and lp is None)
         several |= len(res.stats["rounds"]) > 1
     assert several or memory_limit is not None         # rounds are for the exact tables only
     data = sample_bdl(200, seed=seed)
