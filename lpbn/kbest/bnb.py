@@ -432,10 +432,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         coll = out["collector"]
         rounds.append({"threshold": t if math.isfinite(t) else None, "nodes": out["nodes"],
                        "listed": len(coll), "families_kept": out["families_kept"]})
-        # a round at the seed (or below) is the last: K DAGs (and K classes) score at least
-        # the seed, so it met the whole answer (rounding can keep _proven from seeing that
-        # when the seed order's best DAG is the optimum and K = 1, which looped before)
-        if out["stopped"] or _proven(coll, k, t) or t <= seed:
+        if out["stopped"] or _proven(coll, k, t, seed):
             break
         t = _next_guess(top, t, len(coll), k, seed)
         stopped = control.should_stop()
@@ -490,10 +487,12 @@ def _next_guess(top: float, t: float, found: int, k: int, seed: float) -> float:
     return nt
 
 
-def _proven(coll: Collector, k: int, t: float) -> bool:
+def _proven(coll: Collector, k: int, t: float, seed: float) -> bool:
     """A round at threshold ``t`` met every DAG scoring at least ``t`` minus the tie tolerance;
-    its list is the exact answer when its K-th entry and that entry's ties lie above that."""
-    if not math.isfinite(t):
+    its list is the exact answer when its K-th entry and that entry's ties lie above that, or
+    when ``t`` is at most the seed (K DAGs, and K classes, score at least the seed; rounding
+    can hide the first case when the seed order's best DAG is the optimum and K = 1)."""
+    if not math.isfinite(t) or t <= seed:
         return True
     if len(coll) < k:
         return False
