@@ -35,20 +35,16 @@ def best_score_table(masks, scores, start, stop, i, t):
 
 @numba.njit(cache=True)
 def order_dp(tables, f, leaf, n, start, stop):
+    """f[S] = best network over S, leaf[S] = its sink (Silander & Myllymäki 2006, eq. 3)."""
     for S in range(start, stop):
         best = -np.inf
         bl = -1
-        rem = S
-        while rem:
-            low = rem & -rem
-            i = 0
-            while (low >> i) != 1:
-                i += 1
-            U = S ^ low
-            v = f[U] + tables[i, compress(U, i)]
-            if v > best:
-                best = v
-                bl = i
-            rem ^= low
+        for i in range(n):
+            if (S >> i) & 1:
+                U = S ^ (1 << i)
+                v = f[U] + tables[i, compress(U, i)]
+                if v > best:
+                    best = v
+                    bl = i
         f[S] = best
         leaf[S] = bl

@@ -192,3 +192,72 @@ def test_fuzz_truncations_and_corruptions(data):
 @given(st.text(max_size=200))
 def test_fuzz_garbage(text):
     _check_parse(text)
+
+
+def _careful(text: str, path: str = "<string>"):
+    """parse_jkl with the array fast path switched off (the line-by-line parser alone)."""
+    from lpbn.formats import jkl
+    fast, jkl._parse_fast = jkl._parse_fast, lambda t, p: None
+    try:
+        return jkl.parse_jkl(text, path)
+    finally:
+        jkl._parse_fast = fast
+
+
+def _same_cache(a, b) -> bool:
+    return (a.names == b.names and a.meta == b.meta and a.source == b.source
+            and all(np.array_equal(getattr(a, k), getattr(b, k))
+                    for k in ("offsets", "scores", "pset_ptr", "pset_items")))
+
+
+def test_fast_jkl_path_equals_careful_parser_on_bundled_files(instances):
+    from lpbn.formats import jkl
+    from lpbn.formats.textio import read_text
+    fast_taken = 0
+    for f in score_files(instances):
+        text = read_text(f, ScoreFileError)
+        if detect_format(text) != "jkl":
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", lpbn.LpbnWarning)
+            fast = jkl._parse_fast(text, str(f))
+            if fast is not None:
+                fast_taken += 1
+                assert _same_cache(fast, _careful(text, str(f))), f
+    assert fast_taken > 100
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_fast_jkl_path_accepts_only_what_the_careful_parser_accepts(data):
+    """Random caches written with shuffled parents and odd spacing, then corrupted: the fast
+    path either declines or returns exactly the careful parser's cache."""
+    from lpbn.formats import jkl
+    c = random_cache(data.draw(st.integers(1, 6)), seed=data.draw(st.integers(0, 10 ** 6)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 10 ** 6)))
+    lines = []
+    for line in jkl.jkl_lines(c):
+        toks = line.split()
+        if len(toks) > 2:
+            toks[2:] = rng.permutation(toks[2:]).tolist()
+        lines.append(rng.choice([" ", "  ", "\t"]).join(toks) + rng.choice(["\n", " \n", "\r\n"]))
+    text = "".join(lines)
+    if data.draw(st.booleans()):
+        pos = data.draw(st.integers(0, len(text) - 1))
+        junk = data.draw(st.text(alphabet=st.sampled_from(list("0123456789 -._\n\u0663abeinf#\t")),
+                                 max_size=4))
+        text = text[:pos] + junk + text[pos + data.draw(st.integers(0, 3)):]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fast = jkl._parse_fast(text, "t")
+        except ScoreFileError:
+            fast = "error"
+        try:
+            careful = _careful(text, "t")
+        except ScoreFileError:
+            careful = "error"
+    if fast is None or careful == "error":
+        assert fast in (None, "error")
+    else:
+        assert _same_cache(fast, careful)

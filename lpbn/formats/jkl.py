@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from itertools import chain
 from typing import Iterator
 
 import numpy as np
@@ -60,7 +61,14 @@ _int = parse_int
 
 
 def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
-    """Parse jkl text into a :class:`ScoreCache` (see module docstring)."""
+    """Parse jkl text into a :class:`ScoreCache` (see module docstring).
+
+    A well-formed file goes through :func:`_parse_fast` (whole-array checks); anything it does
+    not accept, errors and warnings included, is read again by the careful line-by-line parser,
+    which names the line and column of the first problem."""
+    cache = _parse_fast(text, path)
+    if cache is not None:
+        return cache
     src = Lines(text, path)
 
     def fail(msg: str, line: int | None = None, col: int | None = None):
@@ -106,6 +114,101 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
     _check_trailing(src, path, name_line)
     index = {v: i for i, v in enumerate(names)}
     return build_cache(names, raw, index, path, src, meta={"format": "jkl", **_header_meta(src.lines)})
+
+
+def _parse_fast(text: str, path: str) -> ScoreCache | None:
+    """The cache of a jkl text that passes every check of the careful parser, or None.
+
+    The same grammar and checks as the line-by-line parser (so both give the same cache), but
+    tokens are gathered block by block and checked as arrays: all scores and all counts
+    converted at once, parent names mapped in one pass, repeated parents found after one sort,
+    and duplicate parent sets by an order-independent 64-bit hash per set (a collision only
+    sends the file to the careful parser).  Warnings (duplicate sets, trailing lines) are left
+    to the careful parser too."""
+    lines = [s for s in map(str.strip, text_lines(text, ScoreFileError, path))
+             if s and not s.startswith("#")]
+    if not lines or _int(lines[0]) is None:
+        return None
+    n = int(lines[0])
+    names: list[str] = []
+    sizes: list[int] = []
+    score_tok: list[str] = []
+    count_tok: list[str] = []
+    ntok: list[int] = []
+    parent_tok: list[str] = []
+    pos = 1
+    for _ in range(n):
+        head = lines[pos].split() if pos < len(lines) else ()
+        k = _int(head[1]) if len(head) == 2 else None
+        if not k or pos + k >= len(lines):
+            return None
+        names.append(head[0])
+        sizes.append(k)
+        toks = [line.split() for line in lines[pos + 1:pos + 1 + k]]
+        score_tok.extend([t[0] for t in toks])
+        count_tok.extend([t[1] if len(t) > 1 else "-" for t in toks])
+        ntok.extend(map(len, toks))
+        parent_tok.extend(chain.from_iterable(t[2:] for t in toks))
+        pos += 1 + k
+    if pos != len(lines) or len(set(names)) != n:
+        return None
+    scores = _numbers(score_tok, float)
+    counts = _numbers(count_tok, int)
+    if (scores is None or counts is None or not np.isfinite(scores).all()
+            or not np.array_equal(counts, np.array(ntok) - 2)):
+        return None
+    index = {v: i for i, v in enumerate(names)}
+    try:
+        items = np.fromiter(map(index.__getitem__, parent_tok), dtype=np.int32,
+                            count=len(parent_tok))
+    except KeyError:
+        return None
+    m = len(scores)
+    child = np.repeat(np.arange(n, dtype=np.int32), sizes)
+    owner = np.repeat(np.arange(m, dtype=np.int64), counts)
+    if (items == child[owner]).any():
+        return None
+    order = np.lexsort((items, owner))
+    items = items[order]
+    if ((items[1:] == items[:-1]) & (owner[1:] == owner[:-1])).any():
+        return None
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    if _has_duplicate_sets(items, ptr, child, n):
+        return None
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return ScoreCache(names, offsets, scores, ptr, items, source=path,
+                      meta={"format": "jkl", **_header_meta(text.split("\n", 40)[:40])})
+
+
+def _numbers(tokens: list[str], kind: type) -> np.ndarray | None:
+    """The tokens as numbers when all are in the careful parser's notations, else None.
+
+    Once the text is ASCII without ``_`` (and, for counts, at most 18 digits), Python's
+    ``float`` and ``int`` accept exactly those notations, apart from ``inf``/``nan`` and
+    overflow to infinity, which the caller's finiteness check refuses."""
+    joined = "".join(tokens)
+    if not joined.isascii() or "_" in joined:
+        return None
+    if kind is int and not (joined.isdigit() and max(map(len, tokens), default=0) <= 18):
+        return None
+    try:
+        return np.array(list(map(kind, tokens)), dtype=np.float64 if kind is float else np.int64)
+    except ValueError:
+        return None
+
+
+def _has_duplicate_sets(items: np.ndarray, ptr: np.ndarray, child: np.ndarray, n: int) -> bool:
+    """Whether two parent sets of one variable may be equal (Zobrist hashes of the sets: equal
+    sets always collide, distinct ones almost never)."""
+    keys = np.random.default_rng(20101).integers(0, 2 ** 63, size=n, dtype=np.uint64) * 2 + 1
+    cum = np.zeros(len(items) + 1, dtype=np.uint64)
+    np.cumsum(keys[items], dtype=np.uint64, out=cum[1:])
+    h = cum[ptr[1:]] - cum[ptr[:-1]]
+    order = np.lexsort((h, child))
+    h, c = h[order], child[order]
+    return bool(((h[1:] == h[:-1]) & (c[1:] == c[:-1])).any())
 
 
 #: meta keys ``write_jkl`` records in a leading ``# lpbn: key=value ...`` comment (BLIP writes

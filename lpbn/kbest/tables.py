@@ -36,16 +36,12 @@ def _backward(tables, b, n):
     b[0] = 0.0
     for T in range(1, full + 1):
         best = -np.inf
-        rem = T
-        while rem:
-            low = rem & -rem
-            i = 0
-            while (low >> i) != 1:
-                i += 1
-            pred = full ^ T                    # x = i first among T: its predecessors are V∖T
-            v = tables[i, compress(pred, i)] + b[T ^ low]
-            best = max(best, v)
-            rem ^= low
+        pred = full ^ T                        # x = i first among T: its predecessors are V∖T
+        for i in range(n):
+            if (T >> i) & 1:
+                v = tables[i, compress(pred, i)] + b[T ^ (1 << i)]
+                if v > best:
+                    best = v
         b[T] = best
 
 
