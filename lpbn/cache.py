@@ -441,12 +441,26 @@ def gather_csr(ptr: np.ndarray, items: np.ndarray, order: np.ndarray, new_ptr: n
     return np.ascontiguousarray(items[np.arange(total, dtype=np.int64) + shift], dtype=np.int32)
 
 
+def increasing_within_sets(ptr: np.ndarray, items: np.ndarray) -> bool:
+    """Whether every set of the CSR ``(ptr, items)`` lists its members in increasing order
+    (so none twice): one pass over adjacent pairs, those across a set boundary excused."""
+    if items.size < 2:
+        return True
+    ok = items[1:] > items[:-1]
+    starts = ptr[1:-1]
+    ok[starts[(starts > 0) & (starts < items.size)] - 1] = True
+    return bool(ok.all())
+
+
 def check_sets(offsets: np.ndarray, ptr: np.ndarray, items: np.ndarray) -> tuple[int, int, int]:
     """(0, 0, 0) if every parent set is fine, (1, i, i) if variable i is its own parent,
     (2, i, v) if v is repeated in a parent set of i (the first offender in file order)."""
     if items.size == 0:
         return (0, 0, 0)
     m = ptr.shape[0] - 1
+    per_set = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int32), np.diff(offsets))
+    if increasing_within_sets(ptr, items) and not (items == np.repeat(per_set, np.diff(ptr))).any():
+        return (0, 0, 0)
     owner = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))            # set of each item
     child = np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), np.diff(offsets))[owner]
     own = np.flatnonzero(items == child)

@@ -23,7 +23,7 @@ from typing import Iterator
 import numpy as np
 
 from ..atomic import atomic_write
-from ..cache import ScoreCache
+from ..cache import ScoreCache, increasing_within_sets
 from ..errors import LpbnWarning, ScoreFileError
 from .textio import parse_float, parse_int, read_text, text_lines
 
@@ -164,16 +164,16 @@ def _parse_fast(text: str, path: str) -> ScoreCache | None:
     except KeyError:
         return None
     m = len(scores)
-    child = np.repeat(np.arange(n, dtype=np.int32), sizes)
-    owner = np.repeat(np.arange(m, dtype=np.int64), counts)
-    if (items == child[owner]).any():
-        return None
-    order = np.lexsort((items, owner))
-    items = items[order]
-    if ((items[1:] == items[:-1]) & (owner[1:] == owner[:-1])).any():
-        return None
     ptr = np.zeros(m + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
+    child = np.repeat(np.arange(n, dtype=np.int32), sizes)
+    if (items == np.repeat(child, counts)).any():
+        return None
+    if not increasing_within_sets(ptr, items):
+        key = np.sort(np.repeat(np.arange(m, dtype=np.int64), counts) * n + items)
+        if (key[1:] == key[:-1]).any():                     # a repeated parent
+            return None
+        items = (key % n).astype(np.int32)
     if _has_duplicate_sets(items, ptr, child, n):
         return None
     offsets = np.zeros(n + 1, dtype=np.int64)
@@ -186,29 +186,28 @@ def _numbers(tokens: list[str], kind: type) -> np.ndarray | None:
     """The tokens as numbers when all are in the careful parser's notations, else None.
 
     Once the text is ASCII without ``_`` (and, for counts, at most 18 digits), Python's
-    ``float`` and ``int`` accept exactly those notations, apart from ``inf``/``nan`` and
-    overflow to infinity, which the caller's finiteness check refuses."""
+    ``float`` and ``int`` (and numpy's conversion of strings, which parses them the same way)
+    accept exactly those notations, apart from ``inf``/``nan`` and overflow to infinity, which
+    the caller's finiteness check refuses."""
     joined = "".join(tokens)
     if not joined.isascii() or "_" in joined:
         return None
     if kind is int and not (joined.isdigit() and max(map(len, tokens), default=0) <= 18):
         return None
     try:
-        return np.array(list(map(kind, tokens)), dtype=np.float64 if kind is float else np.int64)
-    except ValueError:
+        return np.array(tokens, dtype=np.float64 if kind is float else np.int64)
+    except (ValueError, OverflowError):
         return None
 
 
 def _has_duplicate_sets(items: np.ndarray, ptr: np.ndarray, child: np.ndarray, n: int) -> bool:
-    """Whether two parent sets of one variable may be equal (Zobrist hashes of the sets: equal
-    sets always collide, distinct ones almost never)."""
-    keys = np.random.default_rng(20101).integers(0, 2 ** 63, size=n, dtype=np.uint64) * 2 + 1
+    """Whether two parent sets of one variable may be equal (Zobrist hashes of the sets, mixed
+    with the child's: equal sets always collide, distinct ones almost never)."""
+    keys = np.random.default_rng(20101).integers(0, 2 ** 63, size=n + 1, dtype=np.uint64) * 2 + 1
     cum = np.zeros(len(items) + 1, dtype=np.uint64)
     np.cumsum(keys[items], dtype=np.uint64, out=cum[1:])
-    h = cum[ptr[1:]] - cum[ptr[:-1]]
-    order = np.lexsort((h, child))
-    h, c = h[order], child[order]
-    return bool(((h[1:] == h[:-1]) & (c[1:] == c[:-1])).any())
+    h = np.sort(cum[ptr[1:]] - cum[ptr[:-1]] + child.astype(np.uint64) * keys[n])
+    return bool((h[1:] == h[:-1]).any())
 
 
 #: meta keys ``write_jkl`` records in a leading ``# lpbn: key=value ...`` comment (BLIP writes
