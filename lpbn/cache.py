@@ -25,6 +25,7 @@ Conventions
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -362,7 +363,8 @@ class ScoreCache:
         Thm 1): any DAG using U stays acyclic, and no worse, with U' instead.
         """
         counts = np.diff(self.offsets)
-        if self.n <= 64 and int(np.sum(counts.astype(np.float64) ** 2)) <= SMALL_PAIRS:
+        pairs = float(np.sum(counts.astype(np.float64) ** 2))
+        if self.n <= 64 and (pairs <= SMALL_PAIRS or (pairs <= COLD_PAIRS and "numba" not in sys.modules)):
             keep = _dominance_keep_numpy(self.masks, self.offsets)
         elif self.words <= 2:
             from .cache_kernels import dominance_keep
@@ -427,8 +429,13 @@ class ScoreCache:
 
 #: largest family scanned with numpy by :meth:`ScoreCache.best_parent_set`
 SMALL_FAMILY = 4096
-#: the numpy dominance test builds a c x c table per family: up to this many cells in all
+#: the numpy dominance test compares all c x c pairs of a family: up to this many in all
 SMALL_PAIRS = 4_000_000
+#: ... and while numba is not loaded in the process yet (loading it costs about a second; numpy
+#: takes about 0.1 s for 5 M pairs, letter's 17 families of ~550 candidates)
+COLD_PAIRS = 50_000_000
+#: rows of one family's pair table built at once (bounded memory for large families)
+PAIR_BLOCK = 2_000_000
 
 
 def gather_csr(ptr: np.ndarray, items: np.ndarray, order: np.ndarray, new_ptr: np.ndarray) -> np.ndarray:
@@ -525,8 +532,10 @@ def _dominance_keep_numpy(masks: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         if b - a < 2:
             continue
         fam = masks[a:b]
-        sub = (fam[:, None] & ~fam[None, :]) == 0            # sub[k, j]: set k within set j
-        keep[a:b] = ~np.triu(sub, 1).any(axis=0)
+        rows = max(1, PAIR_BLOCK // (b - a))
+        for r in range(0, b - a - 1, rows):          # earlier candidates r..r+rows against all
+            sub = (fam[r:r + rows, None] & ~fam[None, :]) == 0     # set r+k within set j
+            keep[a:b] &= ~np.triu(sub, r + 1).any(axis=0)          # ... and r+k < j
     return keep
 
 

@@ -11,12 +11,15 @@ DP; the method estimates it first and refuses above ``memory_limit`` (default 8 
 
 Up to ``NUMPY_MAX_N`` variables both recurrences run as vectorised numpy (the zeta transform one
 bit at a time, the order DP one subset size at a time), so that a small solve never imports or
-loads numba; beyond, numba kernels.  Both compute the same tables.
+loads numba; beyond, numba kernels.  Both compute the same tables.  While numba is not loaded
+in the process, numpy goes on up to ``NUMPY_COLD_MAX_N``: loading numba's runtime and the cached
+kernels costs about a second, more than numpy's slower DP needs below 21 variables.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -30,6 +33,14 @@ DEFAULT_MEMORY_LIMIT = 8 * 2**30
 MAX_N = 30
 #: largest n solved with numpy alone (n = 16: 0.1 s; the numba kernels win beyond)
 NUMPY_MAX_N = 16
+#: ... and while numba is not loaded in this process yet: whole `lpbn solve` processes on
+#: random caches, numpy against numba, 0.30 against 1.36 s at n = 17, 1.0 against 1.7 s at n = 20
+NUMPY_COLD_MAX_N = 20
+
+
+def numpy_path(n: int) -> bool:
+    """Whether the DP on ``n`` variables runs in numpy (see the module docstring)."""
+    return n <= NUMPY_MAX_N or (n <= NUMPY_COLD_MAX_N and "numba" not in sys.modules)
 
 
 def estimate_memory(n: int) -> int:
@@ -55,7 +66,7 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
             f"method 'dp' needs about {_human(need)} for n={n} variables (limit {_human(limit)}); "
             "use method='bfbnb' or 'dual', or raise memory_limit")
     full = (1 << n) - 1
-    solved = _solve_numpy(cache) if n <= NUMPY_MAX_N else _solve_numba(cache, control)
+    solved = _solve_numpy(cache, control) if numpy_path(n) else _solve_numba(cache, control)
     if solved is None:
         return _stopped(cache, control)
     f, leaf = solved
@@ -119,11 +130,16 @@ def _best_score_table_numpy(cache: ScoreCache, i: int) -> np.ndarray:
     return t
 
 
-def _solve_numpy(cache: ScoreCache):
+def _solve_numpy(cache: ScoreCache, control: SolveControl | None = None):
     """(f, leaf) of the order DP in numpy: subsets of each size at once, for every X in them,
-    Score(S) = max_X Score(S∖{X}) + BestScore(X, S∖{X})."""
+    Score(S) = max_X Score(S∖{X}) + BestScore(X, S∖{X}); None when ``control`` stopped it."""
     n = cache.n
-    tables = [_best_score_table_numpy(cache, i) for i in range(n)]
+    stop = control.should_stop if control is not None else (lambda: False)
+    tables = []
+    for i in range(n):
+        tables.append(_best_score_table_numpy(cache, i))
+        if stop():
+            return None
     subsets = np.arange(1 << n, dtype=np.int64)
     popcount = np.zeros(1 << n, dtype=np.int64)
     for i in range(n):
@@ -147,6 +163,8 @@ def _solve_numpy(cache: ScoreCache):
             arg[idx] = i
         f[S] = best
         leaf[S] = arg
+        if k < n and stop():
+            return None
     return f, leaf
 
 

@@ -1,5 +1,6 @@
-"""numba kernels of :mod:`lpbn.dp` (the subset DP beyond ``NUMPY_MAX_N`` variables): the
-max-zeta transform of one variable's BestScore table and a chunk of the order DP."""
+"""numba kernels of :mod:`lpbn.dp` (the subset DP where numpy does not run it, see
+:func:`lpbn.dp.numpy_path`): the max-zeta transform of one variable's BestScore table and a
+chunk of the order DP."""
 
 from __future__ import annotations
 

@@ -140,8 +140,8 @@ def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> 
     else None and the method runs with its kernels loading from the cache (or, when the child
     failed, compiling them itself: a failure is never reported as a time limit)."""
     from . import warmup
-    from .dp import NUMPY_MAX_N
-    if method == "dp" and cache.n <= NUMPY_MAX_N:
+    from .dp import numpy_path
+    if method == "dp" and numpy_path(cache.n):
         return None                # numpy alone: nothing to compile
     if control.time_limit is None or warmup.is_warm(method):
         return None

@@ -159,8 +159,9 @@ def compile_method(method: str) -> None:
         caches = [random_cache(9, seed=0, density=0.4), random_cache(12, seed=1, density=0.4),
                   random_sparse_cache(30, per_variable=(20, 40), max_parents=3, seed=2, neighbourhood=8)]
         limits = [60, 60, 5]
-        if method == "dp":       # dp runs numpy up to 16 variables: 17 compiles its kernels
-            caches[2], limits[2] = random_cache(17, seed=3, density=0.05), 60
+        if method == "dp":       # numpy runs the dp up to NUMPY_COLD_MAX_N variables
+            from .dp import NUMPY_COLD_MAX_N
+            caches[2], limits[2] = random_cache(NUMPY_COLD_MAX_N + 1, seed=3, density=0.05), 60
         for cache, limit in zip(caches, limits):
             cache.prune_dominated()
             solve(cache, method, time_limit=limit)
