@@ -56,8 +56,12 @@ def _human(nbytes: float) -> str:
     return f"{nbytes:.1f} TiB"
 
 
-def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None = None) -> SolveResult:
-    """Exact optimum by subset DP; see the module docstring.  Stops on ``time_limit``."""
+def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None = None,
+             threads: int | None = None) -> SolveResult:
+    """Exact optimum by subset DP; see the module docstring.  Stops on ``time_limit``.
+
+    ``threads``: threads of the numba kernels (None or 0: every core; the tables are the same
+    for any count).  The numpy path (small ``n``) runs in one thread."""
     n = cache.n
     limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else parse_memory(memory_limit)
     need = estimate_memory(n)
@@ -66,7 +70,8 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
             f"method 'dp' needs about {_human(need)} for n={n} variables (limit {_human(limit)}); "
             "use method='bfbnb' or 'dual', or raise memory_limit")
     full = (1 << n) - 1
-    solved = _solve_numpy(cache, control) if numpy_path(n) else _solve_numba(cache, control)
+    solved = (_solve_numpy(cache, control) if numpy_path(n)
+              else _solve_numba(cache, control, threads))
     if solved is None:
         return _stopped(cache, control)
     f, leaf = solved
@@ -81,29 +86,28 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
                        stats={"subsets": 1 << n, "memory_bytes": need})
 
 
-def _solve_numba(cache: ScoreCache, control: SolveControl):
-    """(f, leaf) of the order DP by the numba kernels, or None when ``control`` stopped it."""
-    from .dp_kernels import best_score_table, order_dp
+def _solve_numba(cache: ScoreCache, control: SolveControl, threads: int | None = None):
+    """(f, leaf) of the order DP by the numba kernels, or None when ``control`` stopped it:
+    the BestScore tables ``threads`` variables at a time, the order DP a layer of blocks at a
+    time (:mod:`lpbn.dp_kernels`), both in parallel."""
+    from .dp_kernels import best_score_tables, block_layers, order_dp_blocks, set_threads
     n = cache.n
+    workers = set_threads(threads)
     masks = cache.masks
-    full = (1 << n) - 1
+    offsets = np.asarray(cache.offsets, dtype=np.int64)
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
-    for i in range(n):
-        best_score_table(masks, cache.scores, int(cache.offsets[i]), int(cache.offsets[i + 1]), i,
-                         tables[i])
+    for lo in range(0, n, workers):
+        best_score_tables(masks, cache.scores, offsets, lo, min(n, lo + workers), tables)
         if control.should_stop():
             return None
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
     f[0] = 0.0
     leaf[0] = -1
-    chunk = max(1 << 16, (1 << n) // 64)
-    start = 1
-    while start <= full:
-        stop = min(full + 1, start + chunk)
-        order_dp(tables, f, leaf, n, start, stop)
-        start = stop
-        if start <= full and control.should_stop():
+    b, layers = block_layers(n)
+    for k, highs in enumerate(layers):
+        order_dp_blocks(tables, f, leaf, n, b, highs)
+        if k + 1 < len(layers) and control.should_stop():
             return None
     return f, leaf
 

@@ -78,3 +78,30 @@ def test_trace_and_callback():
     seen = []
     r = lpbn.solve(random_cache(6, seed=1), "dp", callback=seen.append)
     assert seen and r.trace and r.trace[-1][1] == r.score
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(12, 15), st.integers(0, 10**6), st.booleans())
+def test_parallel_dp_tables_equal_the_serial_ones(n, seed, ties):
+    """The block-parallel order DP (lpbn.dp_kernels) gives the same tables for 1 and 2 threads,
+    and the same as the numpy DP (n >= 13 splits the subsets into several blocks)."""
+    import numpy as np
+
+    from lpbn import dp
+    from lpbn.control import SolveControl
+    c = random_cache(n, seed=seed, density=0.3, integer_scores=ties).prune_dominated()
+    f0, leaf0 = dp._solve_numpy(c)
+    for threads in (1, 2):
+        f, leaf = dp._solve_numba(c, SolveControl(), threads)
+        assert np.allclose(f, f0, rtol=0, atol=1e-9) and np.array_equal(leaf, leaf0)
+
+
+def test_dp_threads_option(instances):
+    c = lpbn.read_scores(instances / "anchors" / "gobnilp-bic3" / "hepatitis.BIC.p3.jkl")
+    import numba  # noqa: F401  (loaded: the numba path runs at 20 variables)
+    a = lpbn.solve(c, "dp", threads=1)
+    b = lpbn.solve(c, "dp", threads=2)
+    assert a.status == b.status == "optimal" and a.score == b.score == pytest.approx(-1322.58422, abs=1e-4)
+    assert a.dag.parents == b.dag.parents
+    with pytest.raises(lpbn.InputError, match="threads"):
+        lpbn.solve(c, "dp", threads=-1)

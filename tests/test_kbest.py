@@ -424,3 +424,11 @@ def test_bench_suite_with_k_best(tmp_path, instances, known_optima):
         bad.write_text(body)
         with pytest.raises(SuiteError, match=msg):
             load_suite(bad)
+
+
+def test_family_bound_tables_equal_for_one_and_two_threads():
+    from lpbn.kbest import tables as tb
+    for n, seed in ((9, 1), (13, 2), (14, 3)):
+        c = random_cache(n, seed=seed, density=0.3)
+        one, two = tb.family_bounds(c, threads=1), tb.family_bounds(c, threads=2)
+        assert all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in zip(one, two))

@@ -2,7 +2,9 @@
 
 Engines (``engine=``): ``"bnb"`` (:mod:`lpbn.kbest.bnb`, branch and bound over the BN graph
 with order-graph DP bounds) and ``"ilp"`` (:mod:`lpbn.kbest.ilp`, HiGHS with no-good rows);
-``"auto"`` picks ``bnb`` (results/kbest/README.md).  The result is a :class:`SolveResult` whose
+``"auto"`` picks ``bnb`` (results/kbest/README.md).  ``threads``: numba threads for ``bnb``'s
+order-graph tables (None: every core; the tables are the same for any count), HiGHS threads for
+``ilp`` (None: 1).  The result is a :class:`SolveResult` whose
 ``dag``/``score`` are the best network and whose ``solutions`` list every network of the K best,
 ties with the K-th included, each with its rank (equal scores share a rank, as in Chen, Darwiche
 & Choi, Figs 1–2).  ``status="optimal"`` means proven: no DAG outside the list scores above the
@@ -64,7 +66,7 @@ def auto_engine(cache: ScoreCache) -> str:
 
 
 def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, engine: str = "auto",
-                memory_limit: int | None = None, threads: int = 1, posterior: bool = True,
+                memory_limit: int | None = None, threads: int | None = None, posterior: bool = True,
                 lp_bounds: bool | None = None, **unknown) -> SolveResult:
     if unknown:
         raise InputError(f"k_best: unknown option(s) {', '.join(sorted(unknown))} (k-best takes engine, "
@@ -88,10 +90,11 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, en
     if engine == "bnb":
         from .bnb import enumerate_bnb
         out = enumerate_bnb(cache, k, control, classes=classes, memory_limit=memory_limit,
-                            lp_bounds=lp_bounds)
+                            lp_bounds=lp_bounds, threads=threads)
     else:
         from .ilp import enumerate_ilp
-        out = enumerate_ilp(cache, k, control, classes=classes, threads=threads)
+        out = enumerate_ilp(cache, k, control, classes=classes,
+                            threads=1 if threads is None else threads)
     coll = out["collector"]
     scores, choices, counts = coll.final()
     if len(scores):

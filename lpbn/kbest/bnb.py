@@ -344,13 +344,16 @@ def _lp_bounds(cache: ScoreCache, control, stats: dict):
 def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                   memory_limit: int | None = None, tables: bool | None = None,
                   groups: bool | None = None, lp_bounds: bool | None = None,
-                  chunk: int = CHUNK_NODES) -> dict:
-    """Run the engine; returns a dict with the collector and the proof (see api)."""
+                  chunk: int = CHUNK_NODES, threads: int | None = None) -> dict:
+    """Run the engine; returns a dict with the collector and the proof (see api).  ``threads``:
+    numba threads for the order-graph tables (None: every core)."""
+    from ..dp_kernels import set_threads
     from . import tables as tb
     n = cache.n
     stats: dict = {"engine": "bnb"}
     limit = 4 * 2**30 if memory_limit is None else int(memory_limit)
-    use_tables = (tb.estimate_memory(n) <= limit) if tables is None else bool(tables)
+    workers = set_threads(threads)
+    use_tables = (tb.estimate_memory(n, workers) <= limit) if tables is None else bool(tables)
     coll = Collector(cache.masks, cache.scores, k, classes=classes)
     logc = np.log(cache.counts().astype(np.float64))
     opt_parents = None
@@ -361,7 +364,7 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
         if got is not None:
             lp, lp_best = got
     if use_tables:
-        got = tb.family_bounds(cache, control.should_stop)
+        got = tb.family_bounds(cache, control.should_stop, workers)
         if got is None:
             return {"collector": coll, "complete": False, "open_bound": math.inf, "stats": stats}
         full, opt, leaf, btab = got

@@ -21,20 +21,21 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-from ..dp_kernels import best_score_table, compress, order_dp
+from ..dp_kernels import (best_score_tables, block_layers, compress, order_dp_blocks, set_threads,
+                          superset_max_transform)
 
 
-def estimate_memory(n: int) -> int:
-    """Bytes :func:`family_bounds` needs for ``n`` variables."""
-    return n * 2 ** max(n - 1, 0) * 8 + 2 ** n * 8 * 3 + 2 ** max(n - 1, 0) * 8
+def estimate_memory(n: int, threads: int = 1) -> int:
+    """Bytes :func:`family_bounds` needs for ``n`` variables (one work table per thread)."""
+    return n * 2 ** max(n - 1, 0) * 8 + 2 ** n * 8 * 3 + threads * 2 ** max(n - 1, 0) * 8
 
 
 @numba.njit(cache=True)
-def _backward(tables, b, n):
-    """b[T] = best score of the variables T placed last (after V∖T), any order among them."""
+def _backward(tables, b, n, start, stop):
+    """b[T] = best score of the variables T placed last (after V∖T), any order among them, for
+    ``start <= T < stop`` (b[T ∖ {X}] must be known: smaller T, as in the order DP)."""
     full = (1 << n) - 1
-    b[0] = 0.0
-    for T in range(1, full + 1):
+    for T in range(start, stop):
         best = -np.inf
         pred = full ^ T                        # x = i first among T: its predecessors are V∖T
         for i in range(n):
@@ -43,6 +44,24 @@ def _backward(tables, b, n):
                 if v > best:
                     best = v
         b[T] = best
+
+
+@numba.njit(cache=True, parallel=True)
+def _backward_blocks(tables, b, n, low, highs):
+    """:func:`_backward` over the blocks ``highs`` (one layer), in parallel: the block scheme
+    of :mod:`lpbn.dp_kernels` (b[T] reads b[T ∖ {X}], as f[S] does)."""
+    for t in numba.prange(highs.shape[0]):
+        base = highs[t] << low
+        _backward(tables, b, n, max(base, 1), base + (1 << low))
+
+
+@numba.njit(cache=True, parallel=True)
+def _family_best_many(f, b, n, lo, hi, masks, scores, offsets, out, work):
+    """:func:`_family_best` for the variables ``lo..hi-1`` in parallel, each with its own work
+    table ``work[x - lo]``."""
+    for t in numba.prange(hi - lo):
+        x = lo + t
+        _family_best(f, b, n, x, masks, scores, offsets[x], offsets[x + 1], out, work[t])
 
 
 @numba.njit(cache=True)
@@ -55,48 +74,55 @@ def _family_best(f, b, n, x, masks, scores, start, stop, out, h):
     for s in range(size):
         S = (s & low_mask) | ((s >> x) << (x + 1))     # expand: insert a 0 at bit x
         h[s] = f[S] + b[full ^ S ^ xbit]
-    step = 1
-    while step < size:                                  # superset-max transform
-        for base in range(0, size, 2 * step):
-            for k in range(base, base + step):
-                h[k] = max(h[k], h[k + step])
-        step *= 2
+    superset_max_transform(h)
     for j in range(start, stop):
         out[j] = scores[j] + h[compress(np.int64(masks[j]), x)]
 
 
-def family_bounds(cache: ScoreCache, should_stop=None
+def family_bounds(cache: ScoreCache, should_stop=None, threads: int | None = None
                   ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray] | None:
     """``(best, optimum, leaf, b)``: ``best[j]`` = score of the best DAG containing candidate
     ``j`` (exact), the optimal score, the DP's sink table (for the optimal DAG) and the backward
     table ``b`` (``b[T]`` = best score of the variables ``T`` placed after all others); None when
-    ``should_stop()`` said so between variables."""
-    return _bounds(cache.n, cache.masks, cache.scores, cache.offsets, should_stop)
+    ``should_stop()`` said so between steps.  ``threads``: numba threads (None: every core; the
+    tables are the same for any count)."""
+    return _bounds(cache.n, cache.masks, cache.scores, cache.offsets, should_stop, threads)
 
 
-def _bounds(n, masks, scores, offsets, should_stop=None):
+def _bounds(n, masks, scores, offsets, should_stop=None, threads=None):
     """:func:`family_bounds` on arrays (parent masks over ``n`` variables, candidates grouped by
     child with ``offsets``; several candidates may share a mask)."""
+    workers = set_threads(threads)
+    stop = should_stop if should_stop is not None else (lambda: False)
+    offsets = np.asarray(offsets, dtype=np.int64)
     m = len(scores)
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
-    for i in range(n):
-        best_score_table(masks, scores, int(offsets[i]), int(offsets[i + 1]), i, tables[i])
+    for lo in range(0, n, workers):
+        best_score_tables(masks, scores, offsets, lo, min(n, lo + workers), tables)
+        if stop():
+            return None
     full = (1 << n) - 1
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
     f[0] = 0.0
     leaf[0] = -1
-    order_dp(tables, f, leaf, n, 1, full + 1)
-    if should_stop is not None and should_stop():
-        return None
+    low, layers = block_layers(n)
+    for highs in layers:
+        order_dp_blocks(tables, f, leaf, n, low, highs)
+        if stop():
+            return None
     b = np.empty(1 << n, dtype=np.float64)
-    _backward(tables, b, n)
+    b[0] = 0.0
+    for highs in layers:
+        _backward_blocks(tables, b, n, low, highs)
+        if stop():
+            return None
     del tables
     out = np.full(m, -np.inf)
-    h = np.empty(1 << max(n - 1, 0), dtype=np.float64)
-    for x in range(n):
-        _family_best(f, b, n, x, masks, scores, int(offsets[x]), int(offsets[x + 1]), out, h)
-        if should_stop is not None and should_stop():
+    work = np.empty((min(workers, n), 1 << max(n - 1, 0)), dtype=np.float64)
+    for lo in range(0, n, workers):
+        _family_best_many(f, b, n, lo, min(n, lo + workers), masks, scores, offsets, out, work)
+        if stop():
             return None
     return out, float(f[full]), leaf, b
 
