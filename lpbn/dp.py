@@ -88,27 +88,22 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
 
 def _solve_numba(cache: ScoreCache, control: SolveControl, threads: int | None = None):
     """(f, leaf) of the order DP by the numba kernels, or None when ``control`` stopped it:
-    the BestScore tables ``threads`` variables at a time, the order DP a layer of blocks at a
-    time (:mod:`lpbn.dp_kernels`), both in parallel."""
-    from .dp_kernels import best_score_tables, block_layers, order_dp_blocks, set_threads
+    the BestScore tables a variable per thread, the order DP a layer of blocks at a time
+    (:mod:`lpbn.dp_kernels`; serial below ``PARALLEL_MIN_N`` variables)."""
+    from .dp_kernels import (order_dp, order_dp_blocks, run_best_score_tables, run_subsets,
+                             workers_for)
     n = cache.n
-    workers = set_threads(threads)
-    masks = cache.masks
+    workers = workers_for(n, threads)
     offsets = np.asarray(cache.offsets, dtype=np.int64)
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
-    for lo in range(0, n, workers):
-        best_score_tables(masks, cache.scores, offsets, lo, min(n, lo + workers), tables)
-        if control.should_stop():
-            return None
+    if not run_best_score_tables(cache.masks, cache.scores, offsets, tables, workers, control.should_stop):
+        return None
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
     f[0] = 0.0
     leaf[0] = -1
-    b, layers = block_layers(n)
-    for k, highs in enumerate(layers):
-        order_dp_blocks(tables, f, leaf, n, b, highs)
-        if k + 1 < len(layers) and control.should_stop():
-            return None
+    if not run_subsets(order_dp, order_dp_blocks, (tables, f, leaf, n), n, workers, control.should_stop):
+        return None
     return f, leaf
 
 

@@ -22,6 +22,12 @@ from .errors import InputError
 BLOCK_HIGH_BITS = 10
 
 
+#: fewest variables for which the parallel kernels run: below, loading numba's parallel
+#: runtime (thread pool, gufunc wrappers) costs more than the second core saves (hepatitis,
+#: n = 20: whole `lpbn solve --k-best 1000` process 1.7-1.9 s serial, 1.7-2.4 s parallel)
+PARALLEL_MIN_N = 22
+
+
 def set_threads(threads: int | None) -> int:
     """Let the next parallel kernels use ``threads`` threads (None or 0: every core numba
     sees); returns the count."""
@@ -34,6 +40,13 @@ def set_threads(threads: int | None) -> int:
     return count
 
 
+def workers_for(n: int, threads: int | None) -> int:
+    """Threads the table kernels use for ``n`` variables: 1 (the serial kernels, no parallel
+    runtime loaded) below :data:`PARALLEL_MIN_N`, else :func:`set_threads`'s count."""
+    count = set_threads(threads)
+    return 1 if n < PARALLEL_MIN_N else count
+
+
 def block_layers(n: int) -> tuple[int, list[np.ndarray]]:
     """``(b, layers)``: the low-bit count and the blocks ``H`` grouped by their number of
     bits (see the module docstring); one block of everything when ``n`` is small."""
@@ -44,6 +57,41 @@ def block_layers(n: int) -> tuple[int, list[np.ndarray]]:
     for k in range(high):
         bits += (hs >> k) & 1
     return b, [hs[bits == k] for k in range(high + 1)]
+
+
+def run_best_score_tables(masks, scores, offsets, tables, workers: int, stop) -> bool:
+    """Every variable's BestScore table into ``tables``, ``workers`` variables at a time;
+    False when ``stop()`` said so between them."""
+    n = tables.shape[0]
+    for lo in range(0, n, workers):
+        if workers > 1:
+            best_score_tables(masks, scores, offsets, lo, min(n, lo + workers), tables)
+        else:
+            best_score_table(masks, scores, offsets[lo], offsets[lo + 1], lo, tables[lo])
+        if stop():
+            return False
+    return True
+
+
+def run_subsets(serial, parallel, args: tuple, n: int, workers: int, stop) -> bool:
+    """A recurrence over the subsets ``1 .. 2^n - 1`` in which ``S`` reads ``S ∖ {X}``:
+    ``serial(*args, start, stop)`` over ranges in increasing order with one worker, else
+    ``parallel(*args, b, highs)`` layer by layer (module docstring); False when ``stop()``
+    said so between steps."""
+    if workers > 1:
+        low, layers = block_layers(n)
+        for k, highs in enumerate(layers):
+            parallel(*args, low, highs)
+            if k + 1 < len(layers) and stop():
+                return False
+        return True
+    full = 1 << n
+    chunk = max(1 << 16, full // 64)
+    for start in range(1, full, chunk):
+        serial(*args, start, min(full, start + chunk))
+        if start + chunk < full and stop():
+            return False
+    return True
 
 
 @numba.njit(cache=True, inline="always")

@@ -84,16 +84,19 @@ def test_trace_and_callback():
 @given(st.integers(12, 15), st.integers(0, 10**6), st.booleans())
 def test_parallel_dp_tables_equal_the_serial_ones(n, seed, ties):
     """The block-parallel order DP (lpbn.dp_kernels) gives the same tables for 1 and 2 threads,
-    and the same as the numpy DP (n >= 13 splits the subsets into several blocks)."""
+    and the same as the numpy DP (n >= 13 splits the subsets into several blocks; the parallel
+    kernels are forced below their usual PARALLEL_MIN_N)."""
     import numpy as np
 
-    from lpbn import dp
+    from lpbn import dp, dp_kernels
     from lpbn.control import SolveControl
     c = random_cache(n, seed=seed, density=0.3, integer_scores=ties).prune_dominated()
     f0, leaf0 = dp._solve_numpy(c)
-    for threads in (1, 2):
-        f, leaf = dp._solve_numba(c, SolveControl(), threads)
-        assert np.allclose(f, f0, rtol=0, atol=1e-9) and np.array_equal(leaf, leaf0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dp_kernels, "PARALLEL_MIN_N", 1)
+        for threads in (1, 2):
+            f, leaf = dp._solve_numba(c, SolveControl(), threads)
+            assert np.allclose(f, f0, rtol=0, atol=1e-9) and np.array_equal(leaf, leaf0)
 
 
 def test_dp_threads_option(instances):

@@ -426,8 +426,10 @@ def test_bench_suite_with_k_best(tmp_path, instances, known_optima):
             load_suite(bad)
 
 
-def test_family_bound_tables_equal_for_one_and_two_threads():
+def test_family_bound_tables_equal_for_one_and_two_threads(monkeypatch):
+    from lpbn import dp_kernels
     from lpbn.kbest import tables as tb
+    monkeypatch.setattr(dp_kernels, "PARALLEL_MIN_N", 1)      # the parallel kernels at small n
     for n, seed in ((9, 1), (13, 2), (14, 3)):
         c = random_cache(n, seed=seed, density=0.3)
         one, two = tb.family_bounds(c, threads=1), tb.family_bounds(c, threads=2)

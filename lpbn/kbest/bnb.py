@@ -347,12 +347,12 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
                   chunk: int = CHUNK_NODES, threads: int | None = None) -> dict:
     """Run the engine; returns a dict with the collector and the proof (see api).  ``threads``:
     numba threads for the order-graph tables (None: every core)."""
-    from ..dp_kernels import set_threads
+    from ..dp_kernels import workers_for
     from . import tables as tb
     n = cache.n
     stats: dict = {"engine": "bnb"}
     limit = 4 * 2**30 if memory_limit is None else int(memory_limit)
-    workers = set_threads(threads)
+    workers = workers_for(n, threads)
     use_tables = (tb.estimate_memory(n, workers) <= limit) if tables is None else bool(tables)
     coll = Collector(cache.masks, cache.scores, k, classes=classes)
     logc = np.log(cache.counts().astype(np.float64))

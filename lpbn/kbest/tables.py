@@ -21,8 +21,8 @@ import numba
 import numpy as np
 
 from ..cache import ScoreCache
-from ..dp_kernels import (best_score_tables, block_layers, compress, order_dp_blocks, set_threads,
-                          superset_max_transform)
+from ..dp_kernels import (compress, order_dp, order_dp_blocks, run_best_score_tables, run_subsets,
+                          superset_max_transform, workers_for)
 
 
 def estimate_memory(n: int, threads: int = 1) -> int:
@@ -92,36 +92,32 @@ def family_bounds(cache: ScoreCache, should_stop=None, threads: int | None = Non
 def _bounds(n, masks, scores, offsets, should_stop=None, threads=None):
     """:func:`family_bounds` on arrays (parent masks over ``n`` variables, candidates grouped by
     child with ``offsets``; several candidates may share a mask)."""
-    workers = set_threads(threads)
+    workers = workers_for(n, threads)
     stop = should_stop if should_stop is not None else (lambda: False)
     offsets = np.asarray(offsets, dtype=np.int64)
     m = len(scores)
     tables = np.empty((n, 1 << max(n - 1, 0)), dtype=np.float64)
-    for lo in range(0, n, workers):
-        best_score_tables(masks, scores, offsets, lo, min(n, lo + workers), tables)
-        if stop():
-            return None
+    if not run_best_score_tables(masks, scores, offsets, tables, workers, stop):
+        return None
     full = (1 << n) - 1
     f = np.empty(1 << n, dtype=np.float64)
     leaf = np.empty(1 << n, dtype=np.int8)
     f[0] = 0.0
     leaf[0] = -1
-    low, layers = block_layers(n)
-    for highs in layers:
-        order_dp_blocks(tables, f, leaf, n, low, highs)
-        if stop():
-            return None
+    if not run_subsets(order_dp, order_dp_blocks, (tables, f, leaf, n), n, workers, stop):
+        return None
     b = np.empty(1 << n, dtype=np.float64)
     b[0] = 0.0
-    for highs in layers:
-        _backward_blocks(tables, b, n, low, highs)
-        if stop():
-            return None
+    if not run_subsets(_backward, _backward_blocks, (tables, b, n), n, workers, stop):
+        return None
     del tables
     out = np.full(m, -np.inf)
     work = np.empty((min(workers, n), 1 << max(n - 1, 0)), dtype=np.float64)
     for lo in range(0, n, workers):
-        _family_best_many(f, b, n, lo, min(n, lo + workers), masks, scores, offsets, out, work)
+        if workers > 1:
+            _family_best_many(f, b, n, lo, min(n, lo + workers), masks, scores, offsets, out, work)
+        else:
+            _family_best(f, b, n, lo, masks, scores, offsets[lo], offsets[lo + 1], out, work[0])
         if stop():
             return None
     return out, float(f[full]), leaf, b
