@@ -178,7 +178,8 @@ def order_dp_blocks(tables, f, leaf, n, b, highs):
 
 @numba.njit(cache=True)
 def order_dp(tables, f, leaf, n, start, stop):
-    """f[S] = best network over S, leaf[S] = its sink (Silander & Myllymäki 2006, eq. 3)."""
+    """f[S] = best network over S, leaf[S] = its sink, for start <= S < stop (the order DP of
+    Silander & Myllymäki 2006, as written in Malone et al. 2011, §3)."""
     for S in range(start, stop):
         best = -np.inf
         bl = -1
