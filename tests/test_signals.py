@@ -259,6 +259,33 @@ def test_cli_score_interrupted_leaves_nothing(tmp_path):
     _check_no_children(kids)
 
 
+@pytest.mark.skipif(not LINUX, reason="finds the worker processes in /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_cli_score_with_one_job_stops_within_a_long_variable(tmp_path, sig):
+    """Exhaustive scoring for the 1,000 best without a parent limit (8 minutes in all): one
+    variable's DFBnB is a single numba call of tens of seconds.  With --jobs 1 it runs in one worker process (ISOLATE_MIN_SETS), so the
+    command still stops at once (it used to finish the variable first)."""
+    out = tmp_path / "h.jkl"
+    run = _Run(["score", ROOT / "instances" / "alisterl__eBNSL" / "CSV" / "hepatitis.csv", "--jobs", "1",
+                "--explore", "exhaustive", "--k-best", "1000", "--quiet", "-o", out], tmp_path)
+    try:
+        run.wait_for_child()                 # the worker process: scoring has begun
+        time.sleep(1.0)
+        kids = run.signal(sig)
+        t0 = time.monotonic()
+        rc = run.finish()
+        waited = time.monotonic() - t0
+    finally:
+        if run.proc.poll() is None:
+            run.proc.kill()
+    name = signal.Signals(sig).name
+    assert rc == 128 + sig, run.lines[-3:]
+    assert run.lines == [f"lpbn: interrupted by {name}"]
+    assert waited < 10, waited
+    assert list(tmp_path.iterdir()) == []    # no partial output
+    _check_no_children(kids)
+
+
 def test_trivial_bound_fills_a_missing_one():
     """A method stopped before it had any bound still reports a finite, valid one."""
     cache = read_scores(ANCHORS / "iris.BIC.p3.jkl")

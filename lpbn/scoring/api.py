@@ -28,6 +28,11 @@ __all__ = ["score_data", "read_data", "Dataset"]
 #: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
 #: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
 AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
+#: an exhaustive exploration of more candidate sets than this (all variables, within Tian's
+#: global bound and the parent limit) runs in a worker process even with one job: a single
+#: variable's DFBnB is one numba call that can last minutes, during which this process could
+#: not act on Ctrl-C or SIGTERM; the parent stays responsive and terminates the worker
+ISOLATE_MIN_SETS = 2_000_000
 #: ``time_per_variable="auto"``: about this many seconds of exploration in all (wall clock, spread
 #: over the workers), at most 1 s and at least 0.05 s per variable.
 AUTO_EXPLORE_SECONDS = 300.0
@@ -127,7 +132,8 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                          explore=strategy, options=opts, use_tw=entropy_bound == "tw", order=ordr,
                          kbest_limits=kb, rules=frozenset(rules))
     bar = progress if callable(progress) else (progress_bar() if progress else None)
-    results = explore_all(ctx, jobs=workers, scheduler=scheduler, progress=bar)
+    long_run = strategy == "exhaustive" and _exhaustive_sets(ds, max_parents, k) > ISOLATE_MIN_SETS
+    results = explore_all(ctx, jobs=workers, scheduler=scheduler, progress=bar, isolate=long_run)
     cache = _assemble(ds, results, kind)
     cache.meta.update(_meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, results, cache,
                             time.perf_counter() - t0, workers, scheduler))
@@ -176,10 +182,7 @@ def _choose_strategy(explore: str, ds: Dataset, max_parents, k_best: int, order)
         return explore
     if k_best != 1 or order is not None:
         return "exhaustive"
-    L = min(ds.n - 1, tian_global_bound(ds.N) + 1)
-    if max_parents is not None:
-        L = min(L, int(max_parents))
-    return "exhaustive" if _n_within(ds.n - 1, L) <= AUTO_EXHAUSTIVE_MAX_SETS else "independence"
+    return "exhaustive" if _exhaustive_sets(ds, max_parents) <= ds.n * AUTO_EXHAUSTIVE_MAX_SETS else "independence"
 
 
 def _workers(jobs, ds: Dataset, scheduler) -> int:
@@ -237,6 +240,16 @@ def _meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, r
                   pool_sizes=[r["pool"] for r in results], stopped=stops,
                   explore_seconds=sum(r["seconds"] for r in results))
     return meta
+
+
+def _exhaustive_sets(ds: Dataset, max_parents, k_best: int = 1) -> int:
+    """Candidate sets an exhaustive exploration may visit: every variable's subsets within
+    Tian's global bound (for k_best = 1; the k-best bounds are per variable and looser) and the
+    parent limit."""
+    L = min(ds.n - 1, tian_global_bound(ds.N) + 1) if k_best == 1 else ds.n - 1
+    if max_parents is not None:
+        L = min(L, int(max_parents))
+    return ds.n * _n_within(ds.n - 1, L)
 
 
 def _n_within(m: int, L: int) -> int:

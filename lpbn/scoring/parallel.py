@@ -49,8 +49,11 @@ def dask_task(x: int, ctx) -> dict[str, Any]:
 
 
 def explore_all(ctx, jobs: int = 1, scheduler: Any = None,
-                progress: Callable[[int, int, str], None] | None = None) -> list[dict[str, Any]]:
-    """Per-variable exploration results in variable order (see the module docstring)."""
+                progress: Callable[[int, int, str], None] | None = None,
+                isolate: bool = False) -> list[dict[str, Any]]:
+    """Per-variable exploration results in variable order (see the module docstring).
+    ``isolate``: with one job, explore in one worker process all the same (long explorations:
+    this process then stays able to stop on a signal, see :data:`lpbn.scoring.api.ISOLATE_MIN_SETS`)."""
     n = ctx.n
     names = ctx.dataset.names
     results: list[dict[str, Any] | None] = [None] * n
@@ -65,7 +68,7 @@ def explore_all(ctx, jobs: int = 1, scheduler: Any = None,
 
     if scheduler is not None:
         _map_dask(ctx, scheduler, finished)
-    elif jobs <= 1 or n == 1:
+    elif (jobs <= 1 or n == 1) and not isolate:
         for x in range(n):
             finished(explore_variable(ctx, x))
     else:
