@@ -28,8 +28,9 @@ __all__ = ["score_data", "read_data", "Dataset"]
 #: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
 #: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
 AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
-#: an exhaustive exploration of more candidate sets than this (all variables, within Tian's
-#: global bound and the parent limit) runs in a worker process even with one job: a single
+#: an exhaustive exploration of more candidate sets than this (all variables; within Tian's
+#: global bound and the parent limit for one network, the parent limit alone for the k best,
+#: whose bounds are per variable) runs in a worker process even with one job: a single
 #: variable's DFBnB is one numba call that can last minutes, during which this process could
 #: not act on Ctrl-C or SIGTERM; the parent stays responsive and terminates the worker
 ISOLATE_MIN_SETS = 2_000_000
