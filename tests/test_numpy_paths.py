@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from lpbn import cache as cache_mod, cache_kernels, dp
@@ -62,14 +63,20 @@ def test_numpy_dp_equals_numba_dp(n, seed, ties):
     assert np.array_equal(leaf1, leaf2)
 
 
-def test_a_small_solve_never_imports_numba(instances):
-    wine = instances / "anchors" / "gobnilp-bic3" / "wine.BIC.p3.jkl"
+@pytest.mark.parametrize("name,extra,expect", [
+    ("wine", ["--time-limit", "30"], None),
+    # 17 variables, 9,298 candidates (5.2 M dominance pairs): numpy while numba is not loaded
+    ("letter", [], "-183012.3203"),
+])
+def test_a_small_solve_in_a_fresh_process_never_imports_numba(instances, name, extra, expect):
+    path = instances / "anchors" / "gobnilp-bic3" / f"{name}.BIC.p3.jkl"
     code = ("import sys\nfrom lpbn.cli import main\n"
-            f"rc = main(['solve', {str(wine)!r}, '--time-limit', '30', '--format', 'json', '-o', '-'])\n"
+            f"rc = main(['solve', {str(path)!r}, *{extra!r}, '--format', 'json', '-o', '-'])\n"
             "assert 'numba' not in sys.modules, 'numba was imported'\nsys.exit(rc)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert '"status": "optimal"' in r.stdout
+    assert expect is None or expect in r.stdout
 
 
 def test_numpy_dp_equals_numba_dp_beyond_the_warm_cutoff():
@@ -88,14 +95,3 @@ def test_dominance_in_row_blocks_equals_the_kernel(monkeypatch):
         want = cache_kernels.dominance_keep(c.bits, c.offsets, c.scores)
         monkeypatch.setattr(cache_mod, "PAIR_BLOCK", 7)
         assert np.array_equal(cache_mod._dominance_keep_numpy(c.masks, c.offsets), want)
-
-
-def test_a_seventeen_variable_solve_in_a_fresh_process_never_imports_numba(instances):
-    """letter: 17 variables, 9,298 candidates (5.2 M dominance pairs): numpy end to end."""
-    letter = instances / "anchors" / "gobnilp-bic3" / "letter.BIC.p3.jkl"
-    code = ("import sys\nfrom lpbn.cli import main\n"
-            f"rc = main(['solve', {str(letter)!r}, '--format', 'json', '-o', '-'])\n"
-            "assert 'numba' not in sys.modules, 'numba was imported'\nsys.exit(rc)")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert '"status": "optimal"' in r.stdout and '-183012.3203' in r.stdout
