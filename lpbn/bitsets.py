@@ -3,13 +3,17 @@
 A set over ``n`` variables is ``W = max(1, ceil(n / 64))`` uint64 words; variable ``v``
 is bit ``v % 64`` of word ``v // 64``.  For ``n <= 64`` a set is a single word, which
 the order-graph searches use directly as a Python/numba integer.
+
+The helpers here are plain numpy; the numba helpers that kernels inline (``is_subset``,
+``has_bit``) live in :mod:`lpbn.bitset_kernels` and are reached as attributes of this module
+(``bs.is_subset`` inside a kernel), loaded on first use, so that importing this module does
+not import numba (small solves never load it; see :mod:`lpbn.lp.numpy_kernels`).
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-import numba
 import numpy as np
 
 
@@ -59,30 +63,18 @@ def popcounts(rows: np.ndarray) -> np.ndarray:
 
 def csr_to_bitsets(ptr: np.ndarray, items: np.ndarray, n: int) -> np.ndarray:
     """Bitsets (m, W) of the m sets stored as CSR (``items[ptr[j]:ptr[j+1]]``)."""
-    return _csr_to_bitsets(np.asarray(ptr, np.int64), np.asarray(items, np.int32), n_words(n))
+    from .bitset_kernels import csr_to_bitsets_kernel
+    return csr_to_bitsets_kernel(np.asarray(ptr, np.int64), np.asarray(items, np.int32), n_words(n))
 
 
-@numba.njit(cache=True)
-def _csr_to_bitsets(ptr, items, words):
-    m = ptr.shape[0] - 1
-    out = np.zeros((m, words), dtype=np.uint64)
-    for j in range(m):
-        for k in range(ptr[j], ptr[j + 1]):
-            v = items[k]
-            out[j, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    return out
+_KERNELS = ("is_subset", "has_bit")
 
 
-@numba.njit(cache=True, inline="always")
-def is_subset(bits, j, allowed):
-    """True when row ``j`` of ``bits`` is a subset of the bitset ``allowed``."""
-    for w in range(bits.shape[1]):
-        if bits[j, w] & ~allowed[w]:
-            return False
-    return True
+def __getattr__(name: str):
+    """``is_subset`` and ``has_bit`` (numba helpers) from :mod:`lpbn.bitset_kernels`, on first use."""
+    if name in _KERNELS:
+        from . import bitset_kernels
+        return getattr(bitset_kernels, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@numba.njit(cache=True, inline="always")
-def has_bit(words, v):
-    """True when variable ``v`` is in the bitset ``words``."""
-    return (words[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0

@@ -307,8 +307,11 @@ class ScoreCache:
         order = np.asarray(order, dtype=np.int64)
         if sorted(order.tolist()) != list(range(self.n)):
             raise ValueError("order must be a permutation of 0..n-1")
-        from .cache_kernels import best_for_order_csr
-        choice = best_for_order_csr(self.offsets, self.pset_ptr, self.pset_items, order)
+        if self.n <= 64 and "numba" not in sys.modules:
+            choice = best_for_order_masks(self.masks, self.family, order)
+        else:
+            from .cache_kernels import best_for_order_csr
+            choice = best_for_order_csr(self.offsets, self.pset_ptr, self.pset_items, order)
         total = float(np.sum(self.scores[choice])) if np.all(choice >= 0) else -np.inf
         return choice, total
 
@@ -356,15 +359,19 @@ class ScoreCache:
             raise ValueError("select would leave a variable without candidates")
         return self._take(keep)
 
+    def prunes_with_numpy(self) -> bool:
+        """Whether :meth:`prune_dominated` runs in numpy (n <= 64 and few candidate pairs, or
+        more pairs while numba is not loaded) rather than a numba kernel."""
+        pairs = float(np.sum(np.diff(self.offsets).astype(np.float64) ** 2))
+        return self.n <= 64 and (pairs <= SMALL_PAIRS or (pairs <= COLD_PAIRS and "numba" not in sys.modules))
+
     def prune_dominated(self) -> "ScoreCache":
         """Drop every candidate U of X for which some candidate U' ⊂ U scores >= U.
 
         Safe for optimality (Teyssier & Koller 2005; de Campos & Ji 2011; Chen et al.,
         Thm 1): any DAG using U stays acyclic, and no worse, with U' instead.
         """
-        counts = np.diff(self.offsets)
-        pairs = float(np.sum(counts.astype(np.float64) ** 2))
-        if self.n <= 64 and (pairs <= SMALL_PAIRS or (pairs <= COLD_PAIRS and "numba" not in sys.modules)):
+        if self.prunes_with_numpy():
             keep = _dominance_keep_numpy(self.masks, self.offsets)
         elif self.words <= 2:
             from .cache_kernels import dominance_keep
@@ -506,6 +513,24 @@ def greedy_order(n: int, offsets: np.ndarray, ptr: np.ndarray, items: np.ndarray
         if np.array_equal(now, placed):
             return placed
         placed = now
+
+
+def best_for_order_masks(masks: np.ndarray, family: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """:func:`lpbn.cache_kernels.best_for_order_csr` for single-word sets: per variable the
+    first (best) candidate whose parents all precede it in ``order``; -1 where none does."""
+    n = len(order)
+    bit = np.left_shift(np.uint64(1), np.asarray(order, dtype=np.uint64))
+    before = np.zeros(n, dtype=np.uint64)
+    if n > 1:
+        before[1:] = np.bitwise_or.accumulate(bit)[:-1]
+    pred = np.empty(n, dtype=np.uint64)
+    pred[np.asarray(order, dtype=np.int64)] = before
+    fits = np.flatnonzero((masks & ~pred[family]) == 0)
+    choice = np.full(n, -1, dtype=np.int64)
+    fam = family[fits]
+    first = np.unique(fam, return_index=True)[1]
+    choice[fam[first]] = fits[first]
+    return choice
 
 
 def csr_to_bitsets(ptr: np.ndarray, items: np.ndarray, n: int) -> np.ndarray:

@@ -48,6 +48,21 @@ AUTO_HIGHS_MAX_DENSITY = 200
 AUTO_HIGHS_MAX_M = 250_000
 AUTO_LARGE_METHOD = "highs"
 AUTO_SCALE_METHOD = "asobs"
+#: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
+#: ``lpbn solve``), a sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
+#: that the HiGHS ILP can solve without numba (its option ``numba=False``, :func:`numba_free`)
+#: is first given to it for AUTO_LIGHT_SECONDS: loading numba and a method's cached kernels costs about a second per
+#: process, more than the whole solve of such caches (results/startup: water1000, mildew1000,
+#: barley1000, insurance1000, horse, flag, alarm1000, hailfinder500 in 0.3-1.3 s as whole
+#: processes instead of 1.5-2.4 s).
+#: Without a proof by then, the method chosen above runs with the time left (spectf and
+#: carpo500 need it: their separation wants the numba kernels), and the answer is the better
+#: DAG and the lower bound of the two runs.
+#: The DP's own numpy path is faster below AUTO_LIGHT_MIN_DP_N variables (2^n work: 0.2 s at
+#: 17-18 variables, 0.7 s at 20, where HiGHS proves hepatitis in 0.23 s).
+AUTO_LIGHT_SECONDS = 1.5
+AUTO_LIGHT_MAX_DENSITY = 40
+AUTO_LIGHT_MIN_DP_N = 19
 
 
 def auto_method(cache: ScoreCache) -> str:
@@ -66,6 +81,28 @@ def auto_method(cache: ScoreCache) -> str:
     if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
         return AUTO_LARGE_METHOD
     return AUTO_SCALE_METHOD
+
+
+def numba_free(cache: ScoreCache, method: str, options: dict | None = None) -> bool:
+    """Whether ``method`` with ``options`` solves ``cache`` without loading numba in this
+    process: ``dp`` up to :data:`lpbn.dp.NUMPY_COLD_MAX_N` variables, ``highs`` with
+    ``numba=False`` up to :data:`lpbn.lp.numpy_kernels.COLD_MAX_N` when dominance pruning is
+    numpy's too (the LP rows and separation then use :mod:`lpbn.lp.numpy_kernels`)."""
+    if method == "dp":
+        from .dp import numpy_path
+        return numpy_path(cache.n)
+    if method == "highs" and (options or {}).get("numba", True) is False:
+        from .lp.numpy_kernels import use_numpy
+        return use_numpy(cache.n) and cache.prunes_with_numpy()
+    return False
+
+
+def light_first(cache: ScoreCache, method: str) -> bool:
+    """Whether ``method="auto"``, having chosen ``method``, first runs the numba-free HiGHS
+    ILP for AUTO_LIGHT_SECONDS (see AUTO_LIGHT_SECONDS above)."""
+    if method == "highs" or (method == "dp" and cache.n < AUTO_LIGHT_MIN_DP_N):
+        return False
+    return cache.m <= AUTO_LIGHT_MAX_DENSITY * cache.n and numba_free(cache, "highs", {"numba": False})
 
 
 def borrow(cache: ScoreCache, method: str, seconds: float) -> tuple[Any, float, float]:

@@ -21,7 +21,8 @@ from .control import SolveControl
 from .errors import InputError
 from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
                         AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
-                        AUTO_LARGE_METHOD, AUTO_SCALE_METHOD, auto_method, borrow)
+                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, borrow,
+                        light_first, numba_free)
 from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 
 #: name -> "module:function" (imported lazily) or a callable.
@@ -133,15 +134,15 @@ def available_methods() -> list[str]:
 WARMUP_MARGIN = 0.3
 
 
-def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl) -> SolveResult | None:
+def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl,
+                      options: dict) -> SolveResult | None:
     """With a time limit and a method whose numba kernels are not compiled yet (a fresh
     install), compile them in a child process (:mod:`lpbn.warmup`) while the clock runs; if the
     limit or a signal comes first, the quick answer (status ``time_limit``/``interrupted``),
     else None and the method runs with its kernels loading from the cache (or, when the child
     failed, compiling them itself: a failure is never reported as a time limit)."""
     from . import warmup
-    from .dp import numpy_path
-    if method == "dp" and numpy_path(cache.n):
+    if numba_free(cache, method, options):
         return None                # numpy alone: nothing to compile
     if control.time_limit is None or warmup.is_warm(method):
         return None
@@ -225,6 +226,9 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         method = auto_method(cache)
         if method == "race" and options:     # options are for one method: the race takes none
             method = "dual"
+        if not options and light_first(cache, method):
+            return _light_then(cache, method, time_limit=time_limit, gap_limit=gap_limit,
+                               node_limit=node_limit, callback=callback, progress=progress)
     fn = _resolve(method)
     check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
@@ -235,7 +239,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
                          + ("; SIGINT (Ctrl-C) or SIGTERM stops with the best so far"
                             if threading.current_thread() is threading.main_thread() else ""))
         try:
-            result = _compiled_in_time(cache, method, control)
+            result = _compiled_in_time(cache, method, control, options)
             if result is None:
                 result = fn(cache, control, **options)
         except Exception as exc:
@@ -259,6 +263,33 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     if not result.trace:
         result.trace = list(control.trace)
     result.method = result.method or method
+    return result
+
+
+def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **limits) -> SolveResult:
+    """``auto`` on a small sparse cache in a process without numba: the numba-free HiGHS ILP
+    for :data:`AUTO_LIGHT_SECONDS <lpbn.portfolio.AUTO_LIGHT_SECONDS>`, then, without a proof
+    (or another reason to stop), ``method`` with the time left; the better DAG and the lower
+    bound of the two (both valid), with the first run in ``stats["auto_first"]``."""
+    budget = AUTO_LIGHT_SECONDS if time_limit is None else min(AUTO_LIGHT_SECONDS, time_limit)
+    first = solve(cache, "highs", time_limit=budget, numba=False, **limits)
+    first.stats["auto"] = "highs without numba"
+    left = None if time_limit is None else time_limit - first.seconds
+    if first.status != "time_limit" or (left is not None and left <= 0):
+        return first
+    result = solve(cache, method, time_limit=left, **limits)
+    result.stats["auto_first"] = {"method": "highs", "status": first.status, "seconds": round(first.seconds, 3),
+                                  "score": first.score, "upper_bound": first.upper_bound}
+    if first.dag is not None and (result.dag is None or first.score > result.score):
+        result.dag, result.score = first.dag, first.score
+    if first.upper_bound < result.upper_bound:
+        result.upper_bound = first.upper_bound
+    if result.status not in (OPTIMAL, INFEASIBLE) and result.dag is not None \
+            and result.upper_bound <= result.score + 1e-9 * max(1.0, abs(result.score)):
+        result.status = OPTIMAL
+    result.trace = list(first.trace) + [(t + first.seconds, max(best, first.score), min(bound, first.upper_bound))
+                                        for t, best, bound in result.trace]
+    result.seconds += first.seconds
     return result
 
 

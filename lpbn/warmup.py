@@ -150,6 +150,7 @@ def quick_dag(cache) -> tuple[np.ndarray, float]:
 def compile_method(method: str) -> None:
     """Solve small random caches with ``method`` (fills numba's cache), then mark it warm."""
     global _compiling
+    import numba  # noqa: F401  (loaded: small caches take the kernels, not the numba-free paths)
     from .solve import solve
     from .testing import random_cache, random_sparse_cache
     _compiling = True

@@ -28,50 +28,29 @@ from __future__ import annotations
 import math
 
 import highspy
-import numba
 import numpy as np
 
-from .. import bitsets as bs
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
 from ..lp.cut_loop import cut_loop
 from ..lp.highs_session import new_highs
+from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
+from ..lp.numpy_kernels import use_numpy
 from ..lp.separation import grown_kclusters, incumbent_clusters, separate_kclusters
 from ..result import OPTIMAL, SolveResult
 
 
 # ---------------------------------------------------------------------- decoding
-@numba.njit(cache=True)
-def _mass_order(bits, offsets, eta, n):
-    """Greedy order: next the variable with most η mass on parent sets inside the placed set."""
-    W = bits.shape[1]
-    placed = np.zeros(W, dtype=np.uint64)
-    done = np.zeros(n, dtype=np.bool_)
-    order = np.empty(n, dtype=np.int64)
-    for step in range(n):
-        best_i = -1
-        best_v = -1.0
-        for i in range(n):
-            if done[i]:
-                continue
-            mass = 0.0
-            for j in range(offsets[i], offsets[i + 1]):
-                if eta[j] > 0.0 and bs.is_subset(bits, j, placed):
-                    mass += eta[j]
-            if mass > best_v + 1e-12:
-                best_v = mass
-                best_i = i
-        order[step] = best_i
-        done[best_i] = True
-        placed[best_i >> 6] |= np.uint64(1) << np.uint64(best_i & 63)
-    return order
-
-
 def decode_choice(cache: ScoreCache, eta: np.ndarray) -> np.ndarray | None:
     """A DAG (candidate per variable) decoded from a fractional or cyclic η; None if none fits."""
-    order = _mass_order(cache.bits, cache.offsets, np.asarray(eta, dtype=np.float64), cache.n)
+    eta = np.asarray(eta, dtype=np.float64)
+    if use_numpy(cache.n):
+        order = numpy_kernels.mass_order(cache.masks, cache.family, eta, cache.n)
+    else:
+        from .kernels import mass_order
+        order = mass_order(cache.bits, cache.offsets, eta, cache.n)
     choice, total = cache.best_for_order(order)
     return choice if math.isfinite(total) else None
 
@@ -169,7 +148,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
                 mip_heuristics: bool = False, highs_options: dict | None = None,
-                certificate: bool = False, certificate_time: float | None = None,
+                certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
@@ -187,7 +166,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     start_search : bool
         Before the root cut loop, an incumbent from ordering-based local search
         (:mod:`lpbn.ordering.quick`: 100 restarts, at most 2 s or 5% of the time limit), which
-        the anytime answer keeps while the cut loop runs and the MIP starts from.
+        the anytime answer keeps while the cut loop runs and the MIP starts from.  Skipped
+        when the method runs without numba (``numba=False``; the search is a kernel).
     mip_heuristics : bool
         Keep HiGHS's own primal heuristics (RINS, RENS, feasibility jump, root reduced
         cost); off by default because the ordering search and the LP decoding give better
@@ -224,9 +204,17 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         (``result.extra["certificate_tree"]``; an unfinished tree is kept as ``partial``).
     certificate_time : float, optional
         Seconds for that proof (default: the solve's time limit again; none without one).
+    numba : bool
+        False: while numba is not loaded in the process, run on caches of at most 64
+        variables without it (numpy twins of the LP and separation kernels,
+        :mod:`lpbn.lp.numpy_kernels`; no greedy cluster growth and no start search), which
+        saves the ~1 s that loading numba and the kernels costs — what ``auto`` tries first on
+        small sparse caches.  True (default): the kernels (faster separation once loaded).
     """
     if unknown:
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
+    if numba:
+        import numba as _numba  # noqa: F401  (loaded: the LP helpers take the kernels)
     if acyclicity not in ("generation", "lazy"):
         raise InputError(f"method 'highs': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
     _check_highs_options(highs_options or {})
@@ -252,7 +240,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         return result
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
-    if start_search:
+    if start_search and not use_numpy(cache.n):
         # before the cut loop, which can run for minutes on a few hundred variables with only
         # LP roundings as incumbents (munin1-5000: 1.1% below the optimum at 60 s)
         from ..ordering.quick import quick_ordering_search

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numba
 import numpy as np
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
+from . import numpy_kernels
+from .numpy_kernels import use_numpy
 
 
 class ClusterFamily:
@@ -79,7 +80,10 @@ def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
     in C; Cussens, Järvisalo, Korhonen & Bartlett, JAIR 2017); ks = 1 is eq. 6."""
     clusters = np.asarray(clusters, dtype=np.uint64)
     ks = np.ones(len(clusters), dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
-    return _cluster_rows_csr(cache.bits, cache.family, clusters, ks)
+    if use_numpy(cache.n):
+        return numpy_kernels.cluster_rows_csr(cache.masks, cache.family, clusters, ks)
+    from .kernels import cluster_rows_csr as kernel
+    return kernel(cache.bits, cache.family, clusters, ks)
 
 
 def unseen_rows(clusters: np.ndarray, ks, seen: set[tuple[bytes, int]]) -> list[int]:
@@ -102,34 +106,3 @@ def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -
     sums[np.diff(ptr) == 0] = 0.0
     return sums
 
-
-@numba.njit(cache=True)
-def _cluster_rows_csr(bits, family, clusters, ks):
-    """CSR rows: candidates j with family(j) ∈ C_c and |parents(j) ∩ C_c| < ks[c]
-    (ks = 1: the eq. 6 rows; larger k: the k-cluster rows, see :func:`cluster_rows_csr`)."""
-    K, W = clusters.shape
-    m = bits.shape[0]
-    ptr = np.zeros(K + 1, dtype=np.int64)
-    buf = np.empty(max(1, m), dtype=np.int64)
-    chunks = []
-    for c in range(K):
-        n_row = 0
-        limit = ks[c]
-        for j in range(m):
-            if not bs.has_bit(clusters[c], family[j]):
-                continue
-            inside = 0
-            for w in range(W):
-                x = bits[j, w] & clusters[c, w]
-                while x and inside < limit:
-                    x &= x - np.uint64(1)
-                    inside += 1
-            if inside < limit:
-                buf[n_row] = j
-                n_row += 1
-        chunks.append(buf[:n_row].copy())
-        ptr[c + 1] = ptr[c] + n_row
-    idx = np.empty(ptr[K], dtype=np.int64)
-    for c in range(K):
-        idx[ptr[c]:ptr[c + 1]] = chunks[c]
-    return ptr, idx

@@ -22,7 +22,6 @@ import time
 from dataclasses import dataclass
 
 import highspy
-import numba
 import numpy as np
 
 from .. import bitsets as bs
@@ -30,6 +29,8 @@ from ..cache import ScoreCache
 from ..signals import pending
 from .clusters import cluster_activity
 from .highs_session import new_highs, run as run_highs
+from . import numpy_kernels
+from .numpy_kernels import use_numpy
 from .separation import SUPPORT_TOL, VIOLATION_TOL, edge_marginals, strong_components
 
 #: The sub-IP stops after this many improving (violated) clusters; the last sub-IP of a
@@ -39,6 +40,8 @@ SUBIP_MAX_SOLS: int | None = 3
 #: over subsets, at most ENUM_MAX_NODES nodes) before the HiGHS sub-IP is used.
 ENUM_MAX_VARIABLES = 63
 ENUM_MAX_NODES = 2_000_000
+#: ... and in numpy (:func:`lpbn.lp.numpy_kernels.enum_subsets`, small caches without numba)
+NUMPY_ENUM_MAX_NODES = 300_000
 
 
 @dataclass
@@ -126,70 +129,14 @@ def _enumerate_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, t
     pmask = np.zeros(len(sup), dtype=np.uint64)
     inside = lit >= 0
     np.bitwise_or.at(pmask, owner[inside], np.left_shift(np.uint64(1), lit[inside].astype(np.uint64)))
-    masks, complete = _enum_subsets(k, local[cache.family[sup]], pmask, eta[sup], 1.0 - tol,
-                                    ENUM_MAX_NODES, max_found)
+    args = (k, local[cache.family[sup]], pmask, eta[sup], 1.0 - tol)
+    if use_numpy(cache.n):
+        masks, complete = numpy_kernels.enum_subsets(*args, NUMPY_ENUM_MAX_NODES, max_found)
+    else:
+        from .kernels import enum_subsets
+        masks, complete = enum_subsets(*args, ENUM_MAX_NODES, max_found)
     out = [bs.to_bitset(comp[[v for v in range(k) if (int(mk) >> v) & 1]], cache.n) for mk in masks]
     return out, complete
-
-
-@numba.njit(cache=True)
-def _enum_subsets(k, fam, pmask, eta, threshold, max_nodes, max_found):
-    """Depth-first branch and bound over subsets of k <= 63 local variables; keeps the
-    ``max_found`` least-active violated clusters (the pruning threshold tightens to the
-    worst kept one once the list is full).  Returns (masks, complete)."""
-    S = fam.shape[0]
-    full = (np.uint64(1) << np.uint64(k)) - np.uint64(1)
-    stack_d = np.empty(2 * k + 2, dtype=np.int64)
-    stack_in = np.empty(2 * k + 2, dtype=np.uint64)
-    found = np.empty(max_found, dtype=np.uint64)
-    found_act = np.empty(max_found)
-    n_found = 0
-    stack_d[0] = 0
-    stack_in[0] = np.uint64(0)
-    top = 1
-    nodes = 0
-    while top > 0:
-        top -= 1
-        d = stack_d[top]
-        cin = stack_in[top]
-        nodes += 1
-        if nodes > max_nodes:
-            return found[:n_found], False
-        decided = (np.uint64(1) << np.uint64(d)) - np.uint64(1)
-        upper = cin | (full & ~decided)
-        lb = 0.0
-        for t in range(S):
-            if (cin >> np.uint64(fam[t])) & np.uint64(1) and (pmask[t] & upper) == 0:
-                lb += eta[t]
-        if lb >= threshold:
-            continue
-        if d == k:
-            members = 0
-            x = cin
-            while x:
-                x &= x - np.uint64(1)
-                members += 1
-            if members < 2:
-                continue
-            # here upper == cin, so lb is the activity of cin itself
-            if n_found < max_found:
-                found[n_found] = cin
-                found_act[n_found] = lb
-                n_found += 1
-            else:
-                worst = np.argmax(found_act)
-                found[worst] = cin
-                found_act[worst] = lb
-            if n_found == max_found:
-                threshold = found_act.max()
-            continue
-        stack_d[top] = d + 1
-        stack_in[top] = cin
-        top += 1
-        stack_d[top] = d + 1
-        stack_in[top] = cin | (np.uint64(1) << np.uint64(d))
-        top += 1
-    return found[:n_found], True
 
 
 def _subip_component(cache: ScoreCache, eta: np.ndarray, comp: np.ndarray, tol: float,

@@ -20,12 +20,13 @@ routines: the HiGHS ILP (:mod:`lpbn.highs`) and the dual's primal separation (:m
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .. import bitsets as bs
 from ..cache import ScoreCache
+from . import numpy_kernels
 from .clusters import cluster_activity, cluster_rows_csr
+from .numpy_kernels import use_numpy
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
 VIOLATION_TOL = 1e-6
@@ -36,84 +37,23 @@ SUPPORT_TOL = 1e-9
 # ---------------------------------------------------------------------- support graph
 def edge_marginals(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
     """μ (n, n) with μ[j, i] = Σ_{s∋j} η_i(s), the edge marginals of eq. 3."""
-    return _edge_marginals(cache.n, cache.family, cache.pset_ptr, cache.pset_items,
-                           np.asarray(eta, dtype=np.float64), SUPPORT_TOL)
+    args = (cache.n, cache.family, cache.pset_ptr, cache.pset_items, np.asarray(eta, dtype=np.float64),
+            SUPPORT_TOL)
+    if use_numpy(cache.n):
+        return numpy_kernels.edge_marginals(*args)
+    from .kernels import edge_marginals as kernel
+    return kernel(*args)
 
 
-@numba.njit(cache=True)
-def _edge_marginals(n, family, ptr, items, eta, tol):
-    mu = np.zeros((n, n))
-    for j in range(eta.shape[0]):
-        e = eta[j]
-        if e > tol:
-            i = family[j]
-            for a in range(ptr[j], ptr[j + 1]):
-                mu[items[a], i] += e
-    return mu
-
-
-@numba.njit(cache=True)
-def scc_labels(adj):
-    """Strongly connected components of a dense boolean adjacency matrix (Tarjan 1972,
-    iterative): returns (label per node, number of components).  A numba kernel because
-    separation calls it several times per LP round, where building a scipy sparse graph
-    cost more than the search itself."""
-    n = adj.shape[0]
-    index = np.full(n, -1, dtype=np.int64)
-    low = np.zeros(n, dtype=np.int64)
-    onstack = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
-    call_v = np.empty(n, dtype=np.int64)
-    call_w = np.empty(n, dtype=np.int64)
-    labels = np.full(n, -1, dtype=np.int64)
-    sp = 0
-    nlab = 0
-    counter = 0
-    for root in range(n):
-        if index[root] >= 0:
-            continue
-        top = -1
-        enter = root                     # node to push on the call stack next (-1: none)
-        while True:
-            if enter >= 0:
-                top += 1
-                call_v[top] = enter
-                call_w[top] = 0
-                index[enter] = counter
-                low[enter] = counter
-                counter += 1
-                stack[sp] = enter
-                sp += 1
-                onstack[enter] = True
-                enter = -1
-            if top < 0:
-                break
-            v = call_v[top]
-            w = call_w[top]
-            while w < n:
-                if adj[v, w]:
-                    if index[w] < 0:
-                        call_w[top] = w + 1
-                        enter = w
-                        break
-                    if onstack[w] and index[w] < low[v]:
-                        low[v] = index[w]
-                w += 1
-            if enter >= 0:
-                continue
-            if low[v] == index[v]:
-                while True:
-                    sp -= 1
-                    x = stack[sp]
-                    onstack[x] = False
-                    labels[x] = nlab
-                    if x == v:
-                        break
-                nlab += 1
-            top -= 1
-            if top >= 0 and low[v] < low[call_v[top]]:
-                low[call_v[top]] = low[v]
-    return labels, nlab
+def scc_labels(adj: np.ndarray) -> tuple[np.ndarray, int]:
+    """Strongly connected components of a dense boolean adjacency matrix (Tarjan 1972):
+    (label per node, number of components); a numba kernel (numpy twin for small graphs
+    while numba is not loaded), because separation calls it several times per LP round,
+    where building a scipy sparse graph cost more than the search itself."""
+    if use_numpy(adj.shape[0]):
+        return numpy_kernels.scc_labels(adj)
+    from .kernels import scc_labels as kernel
+    return kernel(adj)
 
 
 def strong_components(adj: np.ndarray) -> list[np.ndarray]:
@@ -126,49 +66,11 @@ def strong_components(adj: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(labels == c) for c in np.flatnonzero(sizes >= 2)]
 
 
-@numba.njit(cache=True)
-def _floyd_cycles(cost):
-    """Shortest cycle through every node of a (k, k) cost matrix (inf = no edge).
-
-    Returns (weights (k,), cycles as a flat array with -1 separators).
-    """
-    k = cost.shape[0]
-    dist = cost.copy()
-    nxt = np.full((k, k), -1, dtype=np.int64)
-    for a in range(k):
-        for b in range(k):
-            if np.isfinite(cost[a, b]):
-                nxt[a, b] = b
-    for m in range(k):
-        for a in range(k):
-            dam = dist[a, m]
-            if not np.isfinite(dam):
-                continue
-            for b in range(k):
-                d = dam + dist[m, b]
-                if d < dist[a, b] - 1e-15:
-                    dist[a, b] = d
-                    nxt[a, b] = nxt[a, m]
-    weights = np.full(k, np.inf)
-    out = np.empty(k * (k + 1), dtype=np.int64)
-    pos = 0
-    for a in range(k):
-        # dist[a, a] is the shortest closed walk through a; reconstruct it
-        if not np.isfinite(dist[a, a]) or nxt[a, a] < 0:
-            continue
-        weights[a] = dist[a, a]
-        v = a
-        steps = 0
-        while True:
-            out[pos] = v
-            pos += 1
-            v = nxt[v, a]
-            steps += 1
-            if v == a or v < 0 or steps > k:
-                break
-        out[pos] = -1
-        pos += 1
-    return weights, out[:pos]
+def _floyd_cycles(cost: np.ndarray, n: int):
+    if use_numpy(n):
+        return numpy_kernels.floyd_cycles(cost)
+    from .kernels import floyd_cycles
+    return floyd_cycles(cost)
 
 
 def shortest_cycles(mu: np.ndarray, tol: float = SUPPORT_TOL, unit: bool = False) -> list[tuple[list[int], float]]:
@@ -184,7 +86,7 @@ def shortest_cycles(mu: np.ndarray, tol: float = SUPPORT_TOL, unit: bool = False
         sub = mu[np.ix_(comp, comp)]
         cost = np.where(sub > tol, 1.0 if unit else np.maximum(1.0 - sub, 0.0), np.inf)
         np.fill_diagonal(cost, np.inf)
-        weights, flat = _floyd_cycles(cost)
+        weights, flat = _floyd_cycles(cost, mu.shape[0])
         cyc: list[int] = []
         for v in flat:
             if v < 0:
@@ -300,17 +202,20 @@ def grown_kclusters(cache: ScoreCache, eta: np.ndarray, k: int,
 
 
 def _grow(cache: ScoreCache, eta: np.ndarray, k: int, tol: float):
-    """Greedy growth on the support of η* (see grown_clusters); None for an empty support."""
+    """Greedy growth on the support of η* (see grown_clusters); None for an empty support,
+    and on a small cache while numba is not loaded (growth exists only as a kernel; the
+    exact separation that follows it in the cut loop finds the clusters it would)."""
     sup = np.flatnonzero(eta > SUPPORT_TOL)
-    if len(sup) == 0 or cache.n <= k:
+    if len(sup) == 0 or cache.n <= k or use_numpy(cache.n):
         return None
     sizes = cache.sizes[sup].astype(np.int64)
     ptr = np.zeros(len(sup) + 1, dtype=np.int64)
     np.cumsum(sizes, out=ptr[1:])
     items = cache.pset_items[np.repeat(cache.pset_ptr[sup], sizes)
                              + (np.arange(int(ptr[-1])) - np.repeat(ptr[:-1], sizes))]
-    return _grow_from_seeds(cache.n, cache.family[sup].astype(np.int64), eta[sup], ptr,
-                            items.astype(np.int64), _seed_clusters(cache, eta), k - tol, k)
+    from .kernels import grow_from_seeds
+    return grow_from_seeds(cache.n, cache.family[sup].astype(np.int64), eta[sup], ptr,
+                           items.astype(np.int64), _seed_clusters(cache, eta), k - tol, k)
 
 
 def _seed_clusters(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
@@ -329,151 +234,6 @@ def _seed_clusters(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
         pairs[r, flat % n] = True
         seeds.append(pairs)
     return np.concatenate(seeds)
-
-
-@numba.njit(cache=True)
-def _mark(v, delta, S, ptr, items, hit):
-    """Add ``delta`` to |s ∩ C| of every support candidate whose parent set holds ``v``."""
-    for t in range(S):
-        for a in range(ptr[t], ptr[t + 1]):
-            if items[a] == v:
-                hit[t] += delta
-
-
-@numba.njit(cache=True)
-def _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k):
-    """Changes of the k-activity Σ_{i∈C} Σ_{|s∩C|<k} η_i(s) (eq. 6 for k = 1) from adding
-    v ∉ C (``add``) and removing u ∈ C (``rem``)."""
-    S = fam.shape[0]
-    add[:] = 0.0
-    rem[:] = 0.0
-    for t in range(S):
-        i = fam[t]
-        h = hit[t]
-        if h < k:
-            if in_c[i]:
-                rem[i] -= eta[t]                  # i leaves: its counted mass leaves with it
-                if h == k - 1:
-                    for a in range(ptr[t], ptr[t + 1]):
-                        add[items[a]] -= eta[t]   # one more parent joins: no longer counted
-            else:
-                add[i] += eta[t]                  # i joins with its counted mass
-        elif h == k and in_c[i]:
-            for a in range(ptr[t], ptr[t + 1]):
-                u = items[a]
-                if in_c[u] and u != i:
-                    rem[u] += eta[t]              # a parent leaves: counted again
-
-
-@numba.njit(cache=True)
-def _activity(fam, eta, in_c, hit, k):
-    act = 0.0
-    for t in range(fam.shape[0]):
-        if in_c[fam[t]] and hit[t] < k:
-            act += eta[t]
-    return act
-
-
-@numba.njit(cache=True)
-def _set_cluster(start, fam, ptr, items, in_c, hit):
-    """Make ``start`` the current cluster (membership and |s ∩ C| counters)."""
-    S = fam.shape[0]
-    in_c[:] = start
-    hit[:] = 0
-    for t in range(S):
-        for a in range(ptr[t], ptr[t + 1]):
-            if in_c[items[a]]:
-                hit[t] += 1
-
-
-@numba.njit(cache=True)
-def _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, grow, k):
-    """Greedy growth (``grow``) or shrinking from the current cluster, one variable at a
-    time by the move of least activity; leaves the cluster at the best |C| > k point met."""
-    S = fam.shape[0]
-    size = 0
-    for v in range(n):
-        size += in_c[v]
-    act = _activity(fam, eta, in_c, hit, k)
-    best_act = act if size > k else np.inf
-    steps = 0
-    best_steps = 0
-    while (grow and size < n) or (not grow and size > k + 1):
-        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k)
-        v_best = -1
-        v_act = np.inf
-        for v in range(n):
-            if in_c[v] != grow and act + (add[v] if grow else rem[v]) < v_act:
-                v_act = act + (add[v] if grow else rem[v])
-                v_best = v
-        in_c[v_best] = grow
-        _mark(v_best, 1 if grow else -1, S, ptr, items, hit)
-        path[steps] = v_best
-        steps += 1
-        size += 1 if grow else -1
-        act = v_act
-        if size > k and act < best_act:
-            best_act = act
-            best_steps = steps
-    for q in range(steps - 1, best_steps - 1, -1):   # undo the moves after the best point
-        v = path[q]
-        in_c[v] = not grow
-        _mark(v, -1 if grow else 1, S, ptr, items, hit)
-    return best_act
-
-
-@numba.njit(cache=True)
-def _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act, k):
-    """Best-improvement local search by single additions and removals (|C| > k)."""
-    S = fam.shape[0]
-    size = 0
-    for v in range(n):
-        size += in_c[v]
-    for _ in range(2 * n):
-        _move_deltas(n, fam, eta, ptr, items, in_c, hit, add, rem, k)
-        v_best = -1
-        d_best = -1e-12
-        for v in range(n):
-            if in_c[v] and size <= k + 1:
-                continue
-            d = rem[v] if in_c[v] else add[v]
-            if d < d_best:
-                d_best = d
-                v_best = v
-        if v_best < 0:
-            break
-        grow = not in_c[v_best]
-        in_c[v_best] = grow
-        _mark(v_best, 1 if grow else -1, S, ptr, items, hit)
-        size += 1 if grow else -1
-        act += d_best
-    return act
-
-
-@numba.njit(cache=True)
-def _grow_from_seeds(n, fam, eta, ptr, items, seeds, threshold, k):
-    """For each seed cluster (rows of ``seeds``): greedy growth to the point of least
-    k-activity, then a local search by single additions and removals; plus one top-down run
-    (greedy shrinking from all variables).  Rows of a bool matrix, all-False where the final
-    activity is not below ``threshold``."""
-    S = fam.shape[0]
-    K = seeds.shape[0]
-    out = np.zeros((K + 1, n), dtype=np.bool_)
-    in_c = np.zeros(n, dtype=np.bool_)
-    hit = np.zeros(S, dtype=np.int64)        # |s ∩ C| of each support candidate
-    add = np.zeros(n)
-    rem = np.zeros(n)
-    path = np.empty(n, dtype=np.int64)
-    for r in range(K + 1):
-        if r < K:
-            _set_cluster(seeds[r], fam, ptr, items, in_c, hit)
-        else:
-            _set_cluster(np.ones(n, dtype=np.bool_), fam, ptr, items, in_c, hit)
-        act = _greedy_path(n, fam, eta, ptr, items, in_c, hit, add, rem, path, r < K, k)
-        act = _improve(n, fam, eta, ptr, items, in_c, hit, add, rem, act, k)
-        if act < threshold:
-            out[r, :] = in_c
-    return out
 
 
 def incumbent_clusters(cache: ScoreCache, choice: np.ndarray) -> list[np.ndarray]:
