@@ -56,7 +56,7 @@ def decode_choice(cache: ScoreCache, eta: np.ndarray) -> np.ndarray | None:
 
 
 def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time, on_lp,
-                     max_rounds: int = 10) -> int:
+                     zero_half: bool, max_rounds: int = 10) -> int:
     """Alternate k-cluster separation (over the model's clusters, and by greedy growth on
     the k-activity) with the cluster loop."""
     added = 0
@@ -76,7 +76,7 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
             break
         added += new
         cut_loop(model, mode="clusters", exact=exact, time_limit=control.remaining(),
-                 subip_time=subip_time, on_bound=on_lp)
+                 subip_time=subip_time, on_bound=on_lp, zero_half=zero_half)
     return added
 
 
@@ -149,7 +149,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
-                **unknown) -> SolveResult:
+                zero_half: bool = True, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -176,6 +176,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Further HiGHS options for the MIP solves (e.g. ``{"mip_pscost_minreliable": 2}``).
     exact_root : bool
         Use the exact sub-IP in the root loop (else cheap cycle clusters only).
+    zero_half : bool
+        When cluster separation finds nothing, add {0, 1/2}-Chvátal–Gomory cuts from the
+        convexity and tight cluster rows (:mod:`lpbn.lp.zero_half`) and go on (default True):
+        they cut the half-integral points that satisfy every cluster inequality (hailfinder at
+        N = 20,000: root LP 0.61% -> 0.08% above the optimum).
     threads : int
         HiGHS threads.
     lazy : bool
@@ -250,9 +255,10 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     eta = None
     if root_cuts:
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                        subip_time=subip_time, on_bound=on_lp)
+                        subip_time=subip_time, on_bound=on_lp, zero_half=zero_half)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap,
-                     cuts_root_exact=root.cuts_exact, root_bound=root.value,
+                     cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
+                     root_bound=root.value,
                      root_complete=root.complete, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta
@@ -264,7 +270,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                     return finish(OPTIMAL, "root LP integral")
         if k_max >= 2 and root.status == "optimal":
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
-                                                      subip_time, on_lp)
+                                                      subip_time, on_lp, zero_half)
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
     if not mip_heuristics:
@@ -323,6 +329,6 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         if recut and root_cuts:
             # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
             again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                             subip_time=subip_time, on_bound=on_lp)
+                             subip_time=subip_time, on_bound=on_lp, zero_half=zero_half)
             stats["lp_rounds"] += again.rounds
             stats["cuts_recut"] = stats.get("cuts_recut", 0) + again.cuts_cheap + again.cuts_exact

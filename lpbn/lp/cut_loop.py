@@ -17,6 +17,7 @@ import numpy as np
 from ..signals import pending
 from .exact_separation import SubIPStats, exact_clusters
 from .separation import VIOLATION_TOL, cheap_clusters, grown_clusters, separate_cycles
+from .zero_half import zero_half_cuts
 
 @dataclass
 class CutLoopResult:
@@ -35,6 +36,7 @@ class CutLoopResult:
     cuts_exact: int = 0
     cuts_cycle: int = 0
     cuts_grown: int = 0
+    cuts_zero_half: int = 0
     subip: SubIPStats = field(default_factory=SubIPStats)
     seconds: float = 0.0
     values: list[float] = field(default_factory=list)
@@ -42,7 +44,8 @@ class CutLoopResult:
 
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
-             subip_time: float | None = None, on_bound=None, grow: bool = True) -> CutLoopResult:
+             subip_time: float | None = None, on_bound=None, grow: bool = True,
+             zero_half: bool = False) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -52,6 +55,9 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     ``subip_time`` caps each sub-IP call; a call that times out without a violated cluster
     ends the loop with ``complete=False`` (the value is still a valid bound).
     ``on_bound(value, eta)`` is called after every LP solve.
+    With ``zero_half``, when no cluster is found, {0, 1/2}-Chvátal–Gomory cuts from the
+    convexity and tight cluster rows (:mod:`lpbn.lp.zero_half`) are added and the loop goes on
+    (clusters first again); the value is then below that of P_cluster.
     """
     t0 = time.perf_counter()
 
@@ -92,17 +98,23 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
             res.cuts_grown += added
             if added:
                 continue
-        if not exact:
-            break
-        budget = left()
-        if subip_time is not None:
-            budget = subip_time if budget is None else min(budget, subip_time)
-        res.subip.timed_out = False
-        cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=budget, stats=res.subip)
-        added = model.add_clusters(np.array(cuts)) if cuts else 0
-        res.cuts_exact += added
-        if not added:
+        if exact:
+            budget = left()
+            if subip_time is not None:
+                budget = subip_time if budget is None else min(budget, subip_time)
+            res.subip.timed_out = False
+            cuts = exact_clusters(model.cache, lp.eta, tol, time_limit=budget, stats=res.subip)
+            added = model.add_clusters(np.array(cuts)) if cuts else 0
+            res.cuts_exact += added
+            if added:
+                continue
             res.complete = not res.subip.timed_out
-            break
+        if zero_half:
+            added = model.add_cuts(zero_half_cuts(model.cache, lp.eta, model.clusters.bits))
+            res.cuts_zero_half += added
+            if added:
+                res.complete = False
+                continue
+        break
     res.seconds = time.perf_counter() - t0
     return res

@@ -10,6 +10,8 @@ Rows are
 * optionally lifted cycle inequalities (eq. 5), Σ_{(j,i)∈E_C} Σ_{s∋j} η_i(s) <= |E_C| - 1;
 * optionally k-cluster rows (:meth:`EtaLP.add_kclusters`), Σ_{i∈C} Σ_{|s∩C|<k} η_i(s) >= k,
   which tighten the ILP beyond P_cluster (Cussens et al., JAIR 2017);
+* optionally general cuts (:meth:`EtaLP.add_cuts`), such as the {0, 1/2}-Chvátal–Gomory cuts
+  of :mod:`lpbn.lp.zero_half`;
 * optionally generation-number rows (:meth:`EtaLP.add_generation_rows`): n continuous
   columns g_v in [0, n-1] and, for every possible edge u -> v,
   g_v - g_u - n Σ_{s∋u} η_v(s) >= 1 - n.  They are the Miller–Tucker–Zemlin encoding of a
@@ -115,6 +117,7 @@ class EtaLP:
         self.integer = False
         self.generation_col: int | None = None   # first g column, once added
         self.kclusters: set[tuple[bytes, int]] = set()
+        self._cut_keys: set[tuple[bytes, bytes, float]] = set()   # rows of add_cuts
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
         h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
@@ -184,6 +187,28 @@ class EtaLP:
         self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
         self.row_kind += ["cluster"] * k
+        return k
+
+    def add_cuts(self, cuts: list[tuple[np.ndarray, np.ndarray, float]], kind: str = "zerohalf") -> int:
+        """Append general rows ``Σ coef · η[cols] <= rhs`` (e.g. the {0, 1/2}-cuts of
+        :mod:`lpbn.lp.zero_half`) not yet in the model; returns how many."""
+        fresh = []
+        for cols, coef, rhs in cuts:
+            key = (np.asarray(cols, dtype=np.int64).tobytes(), np.asarray(coef, dtype=np.float64).tobytes(), float(rhs))
+            if key not in self._cut_keys:
+                self._cut_keys.add(key)
+                fresh.append((cols, coef, rhs))
+        if not fresh:
+            return 0
+        lens = np.array([len(c) for c, _, _ in fresh], dtype=np.int64)
+        start = np.zeros(len(fresh), dtype=np.int64)
+        np.cumsum(lens[:-1], out=start[1:])
+        idx = np.concatenate([np.asarray(c, dtype=np.int32) for c, _, _ in fresh])
+        val = np.concatenate([np.asarray(v, dtype=np.float64) for _, v, _ in fresh])
+        k = len(fresh)
+        self.h.addRows(k, np.full(k, -highspy.kHighsInf), np.array([r for _, _, r in fresh], dtype=np.float64),
+                       len(idx), start.astype(np.int32), idx, val)
+        self.row_kind += [kind] * k
         return k
 
     def add_kclusters(self, clusters: np.ndarray, ks: np.ndarray) -> int:

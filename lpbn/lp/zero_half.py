@@ -1,0 +1,144 @@
+"""{0, 1/2}-Chvátal–Gomory cuts for the η ILP (Caprara & Fischetti 1996).
+
+At the end of cluster separation the LP point η* satisfies every cluster inequality (eq. 6)
+and is still far from the optimum on some caches: on bnlearn's alarm and hailfinder (N =
+20,000) it is half-integral, variables taking half of one parent set and half of another in
+2-cycles and 3-cliques (results/bnlearn20000).  Such points are cut off by {0, 1/2}-CG cuts:
+add up a set of valid rows ``a_r η <= b_r`` with weight 1/2 each, and round,
+
+    Σ_j ⌊½ Σ_r a_rj⌋ η_j  <=  ⌊½ Σ_r b_r⌋,
+
+valid for every integral η >= 0 satisfying the rows (the left side is an integer below
+½ Σ_r a_r η).  It is violated by η* by ``(1 - Σ_r slack_r - Σ_{odd j} cost_j) / 2`` when the
+rows' right sides add up to an odd number; a column j whose combined coefficient is odd costs
+η*_j (rounded down through η_j >= 0) or 1 - η*_j (through η_j <= 1, which adds one to the
+right side).  The 2-cluster inequality of three variables (Cussens et al., JAIR 2017) is the
+sum of the three pairs' cluster rows, rounded this way.
+
+Separation here takes the zero-cost combinations: the rows are the convexity rows
+(Σ_s η_i(s) <= 1) and the cluster rows tight at η* (−Σ_{i∈C} Σ_{s∩C=∅} η_i(s) <= −1),
+columns with η* at 0 or 1 are free (bound rows with no slack), and a combination must give
+every fractional column an even coefficient.  Those combinations are the left null space of
+the rows' incidence matrix on the fractional columns over GF(2); each basis vector with an
+odd right side is a cut violated by 1/2 (found by Gaussian elimination mod 2).  Only rows
+valid for every DAG of the cache enter, so the cuts are global (valid in every node and for
+every DAG, not only the best).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cache import ScoreCache
+from .clusters import cluster_rows_csr
+
+#: η at most this far from 0 or 1 counts as integral (its bound row has no slack).
+INTEGRAL_TOL = 1e-6
+#: A cut is kept when η* violates it by more than this.
+MIN_VIOLATION = 1e-6
+
+
+def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
+                   max_cuts: int = 50) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows and the cluster rows of
+    ``clusters`` ((K, W) bitsets) tight at ``eta``: a list of ``(columns, coefficients, rhs)``
+    for rows ``Σ coefficients · η[columns] <= rhs``, sparsest combinations first."""
+    eta = np.asarray(eta, dtype=np.float64)
+    rows = _tight_rows(cache, eta, clusters)
+    frac = np.flatnonzero((eta > INTEGRAL_TOL) & (eta < 1.0 - INTEGRAL_TOL))
+    at_one = eta >= 1.0 - INTEGRAL_TOL
+    combos = _odd_even_combinations(rows, frac, at_one, cache.m)
+    cuts = []
+    for combo in combos[np.argsort(combos.sum(axis=1), kind="stable")]:
+        cut = _rounded_cut(rows, np.flatnonzero(combo), at_one, cache.m)
+        cols, coef, rhs = cut
+        if float(coef @ eta[cols]) > rhs + MIN_VIOLATION:
+            cuts.append(cut)
+            if len(cuts) >= max_cuts:
+                break
+    return cuts
+
+
+class _Rows:
+    """The rows a combination may use, as CSR over candidates, with sign and right side."""
+
+    def __init__(self, ptr: np.ndarray, idx: np.ndarray, sign: np.ndarray, rhs: np.ndarray):
+        self.ptr, self.idx, self.sign, self.rhs = ptr, idx, sign, rhs
+
+    def __len__(self) -> int:
+        return len(self.rhs)
+
+    def row(self, r: int) -> np.ndarray:
+        return self.idx[self.ptr[r]:self.ptr[r + 1]]
+
+
+def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> _Rows:
+    """Convexity rows (+1, rhs 1) and cluster rows with no slack at ``eta`` (−1, rhs −1)."""
+    n = cache.n
+    ptr, idx = cluster_rows_csr(cache, clusters) if len(clusters) else \
+        (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
+    act[np.diff(ptr) == 0] = 0.0
+    tight = np.flatnonzero(act <= 1.0 + INTEGRAL_TOL)
+    lens = np.concatenate([np.diff(cache.offsets), (ptr[tight + 1] - ptr[tight])]).astype(np.int64)
+    out_ptr = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=out_ptr[1:])
+    starts = ptr[tight]
+    gather = np.repeat(starts, lens[n:]) + (np.arange(int(lens[n:].sum())) - np.repeat(out_ptr[n:-1] - out_ptr[n], lens[n:]))
+    out_idx = np.concatenate([np.arange(cache.m, dtype=np.int64), idx[gather]])
+    sign = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(len(tight), dtype=np.int64)])
+    return _Rows(out_ptr, out_idx, sign, sign.copy())
+
+
+def _odd_even_combinations(rows: _Rows, frac: np.ndarray, at_one: np.ndarray, m: int) -> np.ndarray:
+    """Row subsets (bool rows) that give every fractional column an even coefficient and an
+    odd right side (after the bound rows η_j <= 1 that even out the columns at 1)."""
+    R = len(rows)
+    pos = np.full(m, -1, dtype=np.int64)
+    pos[frac] = np.arange(len(frac))
+    owner = np.repeat(np.arange(R), np.diff(rows.ptr))
+    col = pos[rows.idx]
+    hit = col >= 0
+    M = np.zeros((R, len(frac)), dtype=bool)
+    np.logical_xor.at(M, (owner[hit], col[hit]), True)
+    ones = np.bincount(owner, weights=at_one[rows.idx].astype(np.float64), minlength=R).astype(np.int64)
+    odd_rhs = ((rows.rhs + ones) % 2).astype(bool)
+    null = _left_null_space_gf2(M)
+    return null[(null & odd_rhs[None, :]).sum(axis=1) % 2 == 1]
+
+
+def _left_null_space_gf2(M: np.ndarray) -> np.ndarray:
+    """A basis (bool rows) of {y : y M = 0 over GF(2)} by Gaussian elimination on [M | I]."""
+    R, F = M.shape
+    A = np.concatenate([M, np.eye(R, dtype=bool)], axis=1)
+    rank = 0
+    for c in range(F):
+        if rank == R:
+            break
+        piv = np.flatnonzero(A[rank:, c])
+        if len(piv) == 0:
+            continue
+        p = rank + int(piv[0])
+        if p != rank:
+            A[[rank, p]] = A[[p, rank]]
+        others = np.flatnonzero(A[:, c])
+        others = others[others != rank]
+        A[others] ^= A[rank]
+        rank += 1
+    return A[rank:, F:]
+
+
+def _rounded_cut(rows: _Rows, chosen: np.ndarray, at_one: np.ndarray, m: int
+                 ) -> tuple[np.ndarray, np.ndarray, float]:
+    """½ × (the chosen rows + the bound rows η_j <= 1 of the odd columns at 1), rounded down."""
+    coef = np.zeros(m, dtype=np.int64)
+    rhs = 0
+    for r in chosen.tolist():
+        coef[rows.row(r)] += rows.sign[r]
+        rhs += int(rows.rhs[r])
+    odd_one = np.flatnonzero(at_one & (coef % 2 != 0))
+    coef[odd_one] += 1
+    rhs += len(odd_one)
+    coef = np.floor_divide(coef, 2)
+    cols = np.flatnonzero(coef)
+    return cols, coef[cols].astype(np.float64), float(rhs // 2)
