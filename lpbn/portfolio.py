@@ -38,6 +38,12 @@ from .errors import InputError
 #: did not apply), with two cores, ``race`` runs the dual and, after 2 s without a proof, the
 #: order-graph search beside it, taking the first proof (:mod:`lpbn.race`; results/medium:
 #: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse); with one core, the dual.
+#: From AUTO_RACE_MAX_N to AUTO_DUAL_MAX_N variables (within the dual's density), with two
+#: cores, the race's rival is the HiGHS ILP instead (AUTO_WIDE_RACE_METHODS): the dual's cluster
+#: LP stalls on half-integral points that the ILP's {0, 1/2}-cuts remove (hailfinder at
+#: N = 20,000, 56 variables: the dual at 0.21% after 300 s, the ILP optimal in 69 s; results/
+#: bnlearn20000), while the dual alone proves the uci-bic3 caches of 45-60 variables in 1-3 s,
+#: before the rival starts; with one core, the dual.
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50
@@ -48,6 +54,7 @@ AUTO_HIGHS_MAX_DENSITY = 200
 AUTO_HIGHS_MAX_M = 250_000
 AUTO_LARGE_METHOD = "highs"
 AUTO_SCALE_METHOD = "asobs"
+AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
 #: ``lpbn solve``), a sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
 #: that the HiGHS ILP can solve without numba (its option ``numba=False``, :func:`numba_free`)
@@ -77,7 +84,8 @@ def auto_method(cache: ScoreCache) -> str:
         if can_race():
             return "race"
     if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
-        return "dual"
+        from .race import can_race
+        return "race" if can_race() else "dual"
     if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
         return AUTO_LARGE_METHOD
     return AUTO_SCALE_METHOD
@@ -103,6 +111,15 @@ def light_first(cache: ScoreCache, method: str) -> bool:
     if method == "highs" or (method == "dp" and cache.n < AUTO_LIGHT_MIN_DP_N):
         return False
     return cache.m <= AUTO_LIGHT_MAX_DENSITY * cache.n and numba_free(cache, "highs", {"numba": False})
+
+
+def auto_options(cache: ScoreCache, method: str) -> dict[str, Any]:
+    """Options ``method="auto"`` passes to the method it chose: beyond AUTO_RACE_MAX_N
+    variables the race's rival is the HiGHS ILP (AUTO_WIDE_RACE_METHODS), not the order-graph
+    search."""
+    if method == "race" and cache.n > AUTO_RACE_MAX_N:
+        return {"methods": AUTO_WIDE_RACE_METHODS}
+    return {}
 
 
 def borrow(cache: ScoreCache, method: str, seconds: float) -> tuple[Any, float, float]:

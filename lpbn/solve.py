@@ -21,8 +21,8 @@ from .control import SolveControl
 from .errors import InputError
 from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
                         AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
-                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, borrow,
-                        light_first, numba_free)
+                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options,
+                        borrow, light_first, numba_free)
 from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 
 #: name -> "module:function" (imported lazily) or a callable.
@@ -229,6 +229,8 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         if not options and light_first(cache, method):
             return _light_then(cache, method, time_limit=time_limit, gap_limit=gap_limit,
                                node_limit=node_limit, callback=callback, progress=progress)
+        if not options:
+            options = auto_options(cache, method)
     fn = _resolve(method)
     check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
@@ -277,7 +279,7 @@ def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **l
     left = None if time_limit is None else time_limit - first.seconds
     if first.status != "time_limit" or (left is not None and left <= 0):
         return first
-    result = solve(cache, method, time_limit=left, **limits)
+    result = solve(cache, method, time_limit=left, **limits, **auto_options(cache, method))
     result.stats["auto_first"] = {"method": "highs", "status": first.status, "seconds": round(first.seconds, 3),
                                   "score": first.score, "upper_bound": first.upper_bound}
     if first.dag is not None and (result.dag is None or first.score > result.score):
