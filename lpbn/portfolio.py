@@ -58,10 +58,10 @@ AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
 #: ``lpbn solve``), a sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
 #: that the HiGHS ILP can solve without numba (its option ``numba=False``, :func:`numba_free`)
-#: is first given to it for AUTO_LIGHT_SECONDS: loading numba and a method's cached kernels costs about a second per
-#: process, more than the whole solve of such caches (results/startup: water1000, mildew1000,
-#: barley1000, insurance1000, horse, flag, alarm1000, hailfinder500 in 0.3-1.3 s as whole
-#: processes instead of 1.5-2.4 s).
+#: is first given to it for AUTO_LIGHT_SECONDS: loading numba and a method's cached kernels
+#: costs about a second per process, more than the whole solve of such caches
+#: (results/startup: water1000, mildew1000, barley1000, insurance1000, horse, flag, alarm1000,
+#: hailfinder500 in 0.3-1.3 s as whole processes instead of 1.3-2.2 s).
 #: Without a proof by then, the method chosen above runs with the time left (spectf and
 #: carpo500 need it: their separation wants the numba kernels), and the answer is the better
 #: DAG and the lower bound of the two runs.

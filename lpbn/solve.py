@@ -280,8 +280,9 @@ def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **l
     if first.status != "time_limit" or (left is not None and left <= 0):
         return first
     result = solve(cache, method, time_limit=left, **limits, **auto_options(cache, method))
-    result.stats["auto_first"] = {"method": "highs", "status": first.status, "seconds": round(first.seconds, 3),
-                                  "score": first.score, "upper_bound": first.upper_bound}
+    result.stats["auto_first"] = {"method": "highs", "status": first.status,
+                                  "seconds": round(first.seconds, 3), "score": first.score,
+                                  "upper_bound": first.upper_bound}
     if first.dag is not None and (result.dag is None or first.score > result.score):
         result.dag, result.score = first.dag, first.score
     if first.upper_bound < result.upper_bound:
@@ -289,8 +290,9 @@ def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **l
     if result.status not in (OPTIMAL, INFEASIBLE) and result.dag is not None \
             and result.upper_bound <= result.score + 1e-9 * max(1.0, abs(result.score)):
         result.status = OPTIMAL
-    result.trace = list(first.trace) + [(t + first.seconds, max(best, first.score), min(bound, first.upper_bound))
-                                        for t, best, bound in result.trace]
+    result.trace = list(first.trace) + [
+        (t + first.seconds, max(best, first.score), min(bound, first.upper_bound))
+        for t, best, bound in result.trace]
     result.seconds += first.seconds
     return result
 

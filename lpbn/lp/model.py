@@ -194,7 +194,8 @@ class EtaLP:
         :mod:`lpbn.lp.zero_half`) not yet in the model; returns how many."""
         fresh = []
         for cols, coef, rhs in cuts:
-            key = (np.asarray(cols, dtype=np.int64).tobytes(), np.asarray(coef, dtype=np.float64).tobytes(), float(rhs))
+            key = (np.asarray(cols, dtype=np.int64).tobytes(),
+                   np.asarray(coef, dtype=np.float64).tobytes(), float(rhs))
             if key not in self._cut_keys:
                 self._cut_keys.add(key)
                 fresh.append((cols, coef, rhs))

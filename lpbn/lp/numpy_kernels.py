@@ -52,7 +52,8 @@ def edge_marginals(n: int, family: np.ndarray, ptr: np.ndarray, items: np.ndarra
         return mu
     sizes = (ptr[sup + 1] - ptr[sup]).astype(np.int64)
     owner = np.repeat(sup, sizes)
-    at = np.repeat(ptr[sup], sizes) + (np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    within = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    at = np.repeat(ptr[sup], sizes) + within
     np.add.at(mu, (items[at], family[owner]), eta[owner])
     return mu
 
