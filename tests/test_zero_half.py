@@ -47,7 +47,7 @@ def _check_cuts(n: int, seed: int) -> int:
     dags.append(cache.indices_of(best.dag.parents))
     for _ in range(6):
         res = cut_loop(model, mode="clusters", exact=True)
-        cuts = zero_half_cuts(cache, res.eta, model.clusters.bits)
+        cuts = zero_half_cuts(cache, res.eta, model.clusters.bits, extra=model.cuts)   # rank >= 2 too
         if not cuts:
             break
         for cols, coef, rhs in cuts:

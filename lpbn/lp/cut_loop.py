@@ -110,7 +110,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
                 continue
             res.complete = not res.subip.timed_out
         if zero_half:
-            added = model.add_cuts(zero_half_cuts(model.cache, lp.eta, model.clusters.bits))
+            added = model.add_cuts(zero_half_cuts(model.cache, lp.eta, model.clusters.bits,
+                                                  extra=model.cuts))
             res.cuts_zero_half += added
             if added:
                 res.complete = False

@@ -117,7 +117,8 @@ class EtaLP:
         self.integer = False
         self.generation_col: int | None = None   # first g column, once added
         self.kclusters: set[tuple[bytes, int]] = set()
-        self._cut_keys: set[tuple[bytes, bytes, float]] = set()   # rows of add_cuts
+        self.cuts: list[tuple[np.ndarray, np.ndarray, float]] = []   # rows of add_cuts
+        self._cut_keys: set[tuple[bytes, bytes, float]] = set()
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
         h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
@@ -199,6 +200,7 @@ class EtaLP:
             if key not in self._cut_keys:
                 self._cut_keys.add(key)
                 fresh.append((cols, coef, rhs))
+        self.cuts += fresh
         if not fresh:
             return 0
         lens = np.array([len(c) for c, _, _ in fresh], dtype=np.int64)

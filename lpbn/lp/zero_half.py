@@ -39,12 +39,14 @@ MIN_VIOLATION = 1e-6
 
 
 def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
-                   max_cuts: int = 50) -> list[tuple[np.ndarray, np.ndarray, float]]:
-    """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows and the cluster rows of
-    ``clusters`` ((K, W) bitsets) tight at ``eta``: a list of ``(columns, coefficients, rhs)``
+                   extra: list[tuple[np.ndarray, np.ndarray, float]] | None = None,
+                   max_cuts: int = 200) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows, the cluster rows of
+    ``clusters`` ((K, W) bitsets) and the integral rows ``extra`` (earlier cuts, which makes
+    the cuts of rank two and more) tight at ``eta``: a list of ``(columns, coefficients, rhs)``
     for rows ``Σ coefficients · η[columns] <= rhs``, sparsest combinations first."""
     eta = np.asarray(eta, dtype=np.float64)
-    rows = _tight_rows(cache, eta, clusters)
+    rows = _tight_rows(cache, eta, clusters, extra or [])
     frac = np.flatnonzero((eta > INTEGRAL_TOL) & (eta < 1.0 - INTEGRAL_TOL))
     at_one = eta >= 1.0 - INTEGRAL_TOL
     combos = _odd_even_combinations(rows, frac, at_one, cache.m)
@@ -60,34 +62,37 @@ def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
 
 
 class _Rows:
-    """The rows a combination may use, as CSR over candidates, with sign and right side."""
+    """The rows ``Σ val · η[idx] <= rhs`` a combination may use (CSR, integral values)."""
 
-    def __init__(self, ptr: np.ndarray, idx: np.ndarray, sign: np.ndarray, rhs: np.ndarray):
-        self.ptr, self.idx, self.sign, self.rhs = ptr, idx, sign, rhs
+    def __init__(self, blocks: list[tuple[np.ndarray, np.ndarray, int]]):
+        lens = np.array([len(i) for i, _, _ in blocks], dtype=np.int64)
+        self.ptr = np.zeros(len(blocks) + 1, dtype=np.int64)
+        np.cumsum(lens, out=self.ptr[1:])
+        self.idx = np.concatenate([i for i, _, _ in blocks]).astype(np.int64) if blocks else np.zeros(0, np.int64)
+        self.val = np.concatenate([v for _, v, _ in blocks]).astype(np.int64) if blocks else np.zeros(0, np.int64)
+        self.rhs = np.array([r for _, _, r in blocks], dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.rhs)
 
-    def row(self, r: int) -> np.ndarray:
-        return self.idx[self.ptr[r]:self.ptr[r + 1]]
 
-
-def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> _Rows:
-    """Convexity rows (+1, rhs 1) and cluster rows with no slack at ``eta`` (−1, rhs −1)."""
-    n = cache.n
-    ptr, idx = cluster_rows_csr(cache, clusters) if len(clusters) else \
-        (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
-    act[np.diff(ptr) == 0] = 0.0
-    tight = np.flatnonzero(act <= 1.0 + INTEGRAL_TOL)
-    lens = np.concatenate([np.diff(cache.offsets), (ptr[tight + 1] - ptr[tight])]).astype(np.int64)
-    out_ptr = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=out_ptr[1:])
-    starts = ptr[tight]
-    gather = np.repeat(starts, lens[n:]) + (np.arange(int(lens[n:].sum())) - np.repeat(out_ptr[n:-1] - out_ptr[n], lens[n:]))
-    out_idx = np.concatenate([np.arange(cache.m, dtype=np.int64), idx[gather]])
-    sign = np.concatenate([np.ones(n, dtype=np.int64), -np.ones(len(tight), dtype=np.int64)])
-    return _Rows(out_ptr, out_idx, sign, sign.copy())
+def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
+                extra: list[tuple[np.ndarray, np.ndarray, float]]) -> _Rows:
+    """Convexity rows (+1, rhs 1), and the cluster rows (−1, rhs −1) and ``extra`` rows
+    with no slack at ``eta``."""
+    blocks = [(np.arange(int(cache.offsets[i]), int(cache.offsets[i + 1])), np.ones(int(cache.offsets[i + 1] - cache.offsets[i])), 1)
+              for i in range(cache.n)]
+    if len(clusters):
+        ptr, idx = cluster_rows_csr(cache, clusters)
+        act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
+        act[np.diff(ptr) == 0] = 0.0
+        for c in np.flatnonzero(act <= 1.0 + INTEGRAL_TOL).tolist():
+            cols = idx[ptr[c]:ptr[c + 1]]
+            blocks.append((cols, -np.ones(len(cols)), -1))
+    for cols, coef, rhs in extra:
+        if float(coef @ eta[cols]) >= rhs - INTEGRAL_TOL:
+            blocks.append((cols, coef, int(round(rhs))))
+    return _Rows(blocks)
 
 
 def _odd_even_combinations(rows: _Rows, frac: np.ndarray, at_one: np.ndarray, m: int) -> np.ndarray:
@@ -97,11 +102,12 @@ def _odd_even_combinations(rows: _Rows, frac: np.ndarray, at_one: np.ndarray, m:
     pos = np.full(m, -1, dtype=np.int64)
     pos[frac] = np.arange(len(frac))
     owner = np.repeat(np.arange(R), np.diff(rows.ptr))
+    odd = rows.val % 2 != 0
     col = pos[rows.idx]
-    hit = col >= 0
+    hit = (col >= 0) & odd
     M = np.zeros((R, len(frac)), dtype=bool)
     np.logical_xor.at(M, (owner[hit], col[hit]), True)
-    ones = np.bincount(owner, weights=at_one[rows.idx].astype(np.float64), minlength=R).astype(np.int64)
+    ones = np.bincount(owner[odd], weights=at_one[rows.idx[odd]].astype(np.float64), minlength=R).astype(np.int64)
     odd_rhs = ((rows.rhs + ones) % 2).astype(bool)
     null = _left_null_space_gf2(M)
     return null[(null & odd_rhs[None, :]).sum(axis=1) % 2 == 1]
@@ -134,7 +140,8 @@ def _rounded_cut(rows: _Rows, chosen: np.ndarray, at_one: np.ndarray, m: int
     coef = np.zeros(m, dtype=np.int64)
     rhs = 0
     for r in chosen.tolist():
-        coef[rows.row(r)] += rows.sign[r]
+        a, b = rows.ptr[r], rows.ptr[r + 1]
+        np.add.at(coef, rows.idx[a:b], rows.val[a:b])
         rhs += int(rows.rhs[r])
     odd_one = np.flatnonzero(at_one & (coef % 2 != 0))
     coef[odd_one] += 1
