@@ -36,6 +36,9 @@ from .clusters import cluster_rows_csr
 INTEGRAL_TOL = 1e-6
 #: A cut is kept when η* violates it by more than this.
 MIN_VIOLATION = 1e-6
+#: No separation when the GF(2) elimination table (rows x (fractional columns + rows)) would
+#: be larger than this (a point with thousands of fractional columns on a wide cache).
+MAX_ELIMINATION_CELLS = 25_000_000
 
 
 def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
@@ -44,10 +47,13 @@ def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
     """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows, the cluster rows of
     ``clusters`` ((K, W) bitsets) and the integral rows ``extra`` (earlier cuts, which makes
     the cuts of rank two and more) tight at ``eta``: a list of ``(columns, coefficients, rhs)``
-    for rows ``Σ coefficients · η[columns] <= rhs``, sparsest combinations first."""
+    for rows ``Σ coefficients · η[columns] <= rhs``, sparsest combinations first, at most
+    ``max_cuts``; none when the elimination would exceed MAX_ELIMINATION_CELLS."""
     eta = np.asarray(eta, dtype=np.float64)
     rows = _tight_rows(cache, eta, clusters, extra or [])
     frac = np.flatnonzero((eta > INTEGRAL_TOL) & (eta < 1.0 - INTEGRAL_TOL))
+    if len(rows) * (len(rows) + len(frac)) > MAX_ELIMINATION_CELLS:
+        return []
     at_one = eta >= 1.0 - INTEGRAL_TOL
     combos = _odd_even_combinations(rows, frac, at_one, cache.m)
     cuts = []
@@ -68,8 +74,8 @@ class _Rows:
         lens = np.array([len(i) for i, _, _ in blocks], dtype=np.int64)
         self.ptr = np.zeros(len(blocks) + 1, dtype=np.int64)
         np.cumsum(lens, out=self.ptr[1:])
-        self.idx = np.concatenate([i for i, _, _ in blocks]).astype(np.int64) if blocks else np.zeros(0, np.int64)
-        self.val = np.concatenate([v for _, v, _ in blocks]).astype(np.int64) if blocks else np.zeros(0, np.int64)
+        self.idx = np.concatenate([i for i, _, _ in blocks]).astype(np.int64)
+        self.val = np.concatenate([v for _, v, _ in blocks]).astype(np.int64)
         self.rhs = np.array([r for _, _, r in blocks], dtype=np.int64)
 
     def __len__(self) -> int:
@@ -80,8 +86,8 @@ def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
                 extra: list[tuple[np.ndarray, np.ndarray, float]]) -> _Rows:
     """Convexity rows (+1, rhs 1), and the cluster rows (−1, rhs −1) and ``extra`` rows
     with no slack at ``eta``."""
-    blocks = [(np.arange(int(cache.offsets[i]), int(cache.offsets[i + 1])), np.ones(int(cache.offsets[i + 1] - cache.offsets[i])), 1)
-              for i in range(cache.n)]
+    off = cache.offsets.tolist()
+    blocks = [(np.arange(off[i], off[i + 1]), np.ones(off[i + 1] - off[i]), 1) for i in range(cache.n)]
     if len(clusters):
         ptr, idx = cluster_rows_csr(cache, clusters)
         act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
@@ -107,7 +113,8 @@ def _odd_even_combinations(rows: _Rows, frac: np.ndarray, at_one: np.ndarray, m:
     hit = (col >= 0) & odd
     M = np.zeros((R, len(frac)), dtype=bool)
     np.logical_xor.at(M, (owner[hit], col[hit]), True)
-    ones = np.bincount(owner[odd], weights=at_one[rows.idx[odd]].astype(np.float64), minlength=R).astype(np.int64)
+    ones = np.bincount(owner[odd], weights=at_one[rows.idx[odd]].astype(np.float64),
+                       minlength=R).astype(np.int64)
     odd_rhs = ((rows.rhs + ones) % 2).astype(bool)
     null = _left_null_space_gf2(M)
     return null[(null & odd_rhs[None, :]).sum(axis=1) % 2 == 1]
