@@ -29,6 +29,17 @@ def use_numpy(n: int) -> bool:
     return n <= COLD_MAX_N and "numba" not in sys.modules
 
 
+_BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each uint64 (np.bitwise_count from numpy 2; a byte table before)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    x = np.ascontiguousarray(x, dtype=np.uint64)
+    return _BYTE_BITS[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1)
+
+
 def cluster_rows_csr(masks: np.ndarray, family: np.ndarray, clusters: np.ndarray,
                      ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR rows of :func:`lpbn.lp.kernels.cluster_rows_csr` for single-word sets: row c
@@ -36,7 +47,7 @@ def cluster_rows_csr(masks: np.ndarray, family: np.ndarray, clusters: np.ndarray
     C = np.asarray(clusters, dtype=np.uint64).reshape(len(clusters), -1)[:, 0]
     fam_bit = np.left_shift(np.uint64(1), np.asarray(family, dtype=np.uint64))
     inside = (fam_bit[None, :] & C[:, None]) != 0
-    meets = np.bitwise_count(masks[None, :] & C[:, None]) < np.asarray(ks)[:, None]
+    meets = _popcount(masks[None, :] & C[:, None]) < np.asarray(ks)[:, None]
     rows, idx = np.nonzero(inside & meets)
     ptr = np.zeros(len(C) + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=len(C)), out=ptr[1:])
@@ -185,7 +196,7 @@ def enum_subsets(k: int, fam: np.ndarray, pmask: np.ndarray, eta: np.ndarray, th
             cin = cin[:batch]
         if d == k:        # leaves: lower bound = activity (recomputed: the threshold may have tightened)
             act = _activity_bounds(cin, cin, fam_bit, pmask, eta)
-            ok = (act < threshold) & (np.bitwise_count(cin) >= 2)
+            ok = (act < threshold) & (_popcount(cin) >= 2)
             found = np.concatenate([found, cin[ok]])
             found_act = np.concatenate([found_act, act[ok]])
             if len(found) >= max_found:
