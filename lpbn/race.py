@@ -36,6 +36,8 @@ RACE_METHODS = ("bfbnb", "dual")
 RACE_DELAY = 2.0
 #: seconds to wait for the rival's answer after a time limit or a signal
 RIVAL_GRACE = 5.0
+#: options that keep a multi-threaded method on its one core of the race
+ONE_CORE = {"bfbnb": {"threads": 1}, "dp": {"threads": 1}}
 
 
 def cores() -> int:
@@ -54,7 +56,8 @@ def can_race() -> bool:
 def _child(cache, method: str, time_limit: float | None, conn) -> None:
     from .solve import solve
     try:
-        res = solve(cache, method=method, time_limit=time_limit, progress=False)
+        res = solve(cache, method=method, time_limit=time_limit, progress=False,
+                    **ONE_CORE.get(method, {}))
         conn.send(("ok", res))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -131,7 +134,7 @@ def solve_race(cache, control, *, methods: tuple[str, ...] | list[str] = RACE_ME
     rival = _Rival(cache, rival_method, control, delay)
     control.watch = rival.watch
     try:
-        own = fn(cache, control)
+        own = fn(cache, control, **ONE_CORE.get(own_method, {}))
     finally:
         control.watch = None
         # a time limit or a signal stops the rival too, which then sends its best: a moment to

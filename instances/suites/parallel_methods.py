@@ -1,12 +1,17 @@
-"""Plugin of the ``parallel`` suite: ``dp-t1`` and ``dp-t2`` are the subset DP under two names,
-so that one bench run times it at 1 and at 2 threads side by side (the suite's
-``[options.dp-t1]``/``[options.dp-t2]`` set ``threads``; for its k-best entries the same options
-reach the k-best tables, ``lpbn.solve(..., k_best=K, threads=T)``).
+"""Plugin of the ``parallel`` and ``parallel-bfbnb`` suites: ``dp-t1`` and ``dp-t2`` are the
+subset DP under two names, ``bfbnb-t1`` and ``bfbnb-t2`` the order-graph search, so that one
+bench run times each at 1 and at 2 threads side by side (the suites' ``[options.dp-t1]`` etc. set
+``threads``; for the k-best entries of ``parallel`` the same options reach the k-best tables,
+``lpbn.solve(..., k_best=K, threads=T)``).
 
     lpbn bench parallel --plugin instances/suites/parallel_methods.py
+    lpbn bench parallel-bfbnb --plugin instances/suites/parallel_methods.py
 """
 
 import lpbn
 
 lpbn.register_method("dp-t1", "lpbn.dp:solve_dp")
 lpbn.register_method("dp-t2", "lpbn.dp:solve_dp")
+# the order-graph search at 1 and 2 threads (suite parallel-bfbnb): the same layers either way
+lpbn.register_method("bfbnb-t1", "lpbn.bfbnb.search:solve_bfbnb")
+lpbn.register_method("bfbnb-t2", "lpbn.bfbnb.search:solve_bfbnb")

@@ -150,7 +150,7 @@ def _fill(x, bk, bg, blen, bpos, bdone, n, full, woff, bv, starts, scores, group
     return NEED_REFILL
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_lo,
                  group_mask, table_off, tables, threshold, qk, qg, qc, qh, qn, hstate,
                  out_k, out_g, out_c, ocount, state, fstate, max_pops):
@@ -166,7 +166,8 @@ def merge_expand(bk, bg, blen, bpos, bdone, n, woff, bv, starts, scores, group_l
     record), ``YIELD`` after ``max_pops`` pops (time-limit checks), ``DONE`` at the end.
 
     ``state`` (int64): [pops, generated, pruned, infeasible]; ``fstate``: [max f kept,
-    max f pruned].
+    max f pruned].  Releases the GIL: the blocks of one layer (:mod:`lpbn.bfbnb.blocks`) run
+    in threads.
     """
     full = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - n)
     for x in range(n):

@@ -36,6 +36,7 @@ from ..options import parse_memory
 from ..result import DAG, SolveResult
 from ..signals import pending
 from . import kernels as K
+from .blocks import LayerBlocks
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
 from ..ordering.quick import quick_ordering_search
@@ -66,7 +67,8 @@ def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> 
 def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMORY_LIMIT,
                 tmp_dir: str | None = None, initial_dag: Any = None, upper_bound_dag: Any = None,
                 obs_time: float | None = None, seed: int = 0, dual_time: float = 0.0,
-                heuristic: str = "static", group_size: int | None = None, **unknown: Any) -> SolveResult:
+                heuristic: str = "static", group_size: int | None = None, threads: int | None = None,
+                **unknown: Any) -> SolveResult:
     """Frontier BFBnB with external memory (Malone et al. 2011) for ``n <= 64``.
 
     Options
@@ -95,6 +97,10 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         ``group_size`` variables, Yuan & Malone 2012, the tightest h(∅) of a few partitions)
         or "simple" (Malone et al. 2011, eq. 3).
     group_size : largest pattern-database group (default ``min(n, 20)``).
+    threads : threads expanding a layer held in RAM (None or 0: every core this process may
+        use; 1: serial).  The layer is split into blocks by its keys' top bits
+        (:mod:`lpbn.bfbnb.blocks`), so every thread count writes the same layers and returns
+        the same DAG, bound and statistics.
     """
     if unknown:
         raise InputError(f"unknown option(s) for method 'bfbnb': {', '.join(sorted(unknown))}")
@@ -103,6 +109,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         raise InputError(f"method 'bfbnb' handles at most {MAX_VARIABLES} variables (this cache has "
                          f"{n}); use method=\"dual\" for larger instances")
     mem = parse_memory(memory_limit)
+    workers = _workers(threads)
     if heuristic not in ("static", "simple"):
         raise InputError(f"heuristic must be 'static' or 'simple', got {heuristic!r}")
     if group_size is None:
@@ -171,6 +178,9 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     area = TempArea(tmp_dir)
     if area.reaped:
         stats["stale_tmp_dirs_removed"] = len(area.reaped)
+    blocks = LayerBlocks(workers) if workers > 1 else None
+    stats["threads"] = workers
+    parallel_layers = 0
     try:
         for level in range(n):
             status = control.should_stop(nodes=int(totals[0]))
@@ -179,16 +189,26 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 break
             out = LayerFiles(area, level + 1)
             files[level + 1] = out
-            src = LayerSource(n, files[level], keys, g, budget.stream_buffer) if keys is not None \
-                else LayerSource(n, files[level], buffer=budget.stream_buffer)
-            keys = g = None
-            try:
-                fstate, status = _build_layer(src, out, n, rl, scores, threshold, budget, control,
-                                              totals)
-            finally:
-                src.close()
-                out.close()
-            del src                                   # free layer l before loading layer l+1
+            if keys is not None and blocks is not None and blocks.usable(len(keys), n) \
+                    and _fits(len(keys), n, level, budget):
+                parallel_layers += 1
+                try:
+                    fstate, status = blocks.expand(keys, g, out, n, rl, scores, threshold,
+                                                   budget.output, control, totals)
+                finally:
+                    out.close()
+                keys = g = None
+            else:
+                src = LayerSource(n, files[level], keys, g, budget.stream_buffer) if keys is not None \
+                    else LayerSource(n, files[level], buffer=budget.stream_buffer)
+                keys = g = None
+                try:
+                    fstate, status = _build_layer(src, out, n, rl, scores, threshold, budget, control,
+                                                  totals)
+                finally:
+                    src.close()
+                    out.close()
+                del src                               # free layer l before loading layer l+1
             peak_disk = max(peak_disk, area.disk_usage())
             if files[level] is not None:
                 files[level].drop_scores()
@@ -222,6 +242,9 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         message = f"temporary disk space exhausted in {tmp_dir or 'the temp dir'}: {exc}"
     finally:
         stats["disk_bytes_written"] = area.bytes_written
+        stats["parallel_layers"] = parallel_layers
+        if blocks is not None:
+            blocks.close()
         area.cleanup()
     stats.update(expanded=int(sum(layer_sizes[:-1])) if status == "optimal" else None,
                  generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
@@ -230,6 +253,22 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     bound = max(bound, lb)
     return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
                        stats=stats, message=message)
+
+
+def _workers(threads: Any) -> int:
+    """Threads of the layer expansion (``threads`` option: None or 0, every usable core)."""
+    if isinstance(threads, bool) or not (threads is None or isinstance(threads, (int, np.integer))) \
+            or (threads is not None and threads < 0):
+        raise InputError(f"threads must be a non-negative integer (0: every core), got {threads!r}")
+    from ..race import cores
+    return cores() if not threads else int(threads)
+
+
+def _fits(count: int, n: int, level: int, budget: _Budget) -> bool:
+    """Whether the blocks' output, held until it is written in order, fits the RAM budget:
+    at most min(C(n, l+1), count·(n-l)) nodes against the nodes an in-RAM layer may hold."""
+    nxt = min(math.comb(n, level + 1), count * (n - level))
+    return nxt <= budget.ram_nodes
 
 
 #: the smallest RAM budget of the layer search (buffers of a few hundred nodes)
