@@ -44,6 +44,9 @@ from .errors import InputError
 #: N = 20,000, 56 variables: the dual at 0.21% after 300 s, the race optimal in 80 s; results/
 #: bnlearn20000), while the dual alone proves the uci-bic3 caches of 45-60 variables in 1-3 s,
 #: before the rival starts; with one core, the dual.
+#: Beyond AUTO_DUAL_MAX_N variables, where the rule for the ILP applies, two cores race the ILP
+#: against the dual too (the dual's ordering search finds better DAGs early, the ILP's cuts
+#: prove: results/large/README.md); with one core, the ILP alone.
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50
@@ -87,8 +90,16 @@ def auto_method(cache: ScoreCache) -> str:
         from .race import can_race
         return "race" if can_race() else "dual"
     if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
-        return AUTO_LARGE_METHOD
+        from .race import can_race
+        return "race" if can_race() else AUTO_LARGE_METHOD
     return AUTO_SCALE_METHOD
+
+
+def race_alone(cache: ScoreCache) -> str:
+    """Of the two methods ``auto`` races on ``cache``, the one it runs when a single method is
+    needed (options meant for one method, a certificate): the ILP beyond AUTO_DUAL_MAX_N
+    variables, else the dual."""
+    return AUTO_LARGE_METHOD if cache.n > AUTO_DUAL_MAX_N else "dual"
 
 
 def numba_free(cache: ScoreCache, method: str, options: dict | None = None) -> bool:

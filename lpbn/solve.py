@@ -21,7 +21,7 @@ from .control import SolveControl
 from .errors import InputError
 from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
                         AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
-                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options,
+                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options, race_alone,
                         borrow, light_first, numba_free)
 from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 
@@ -225,7 +225,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     if method == "auto":
         method = auto_method(cache)
         if method == "race" and options:     # options are for one method: the race takes none
-            method = "dual"
+            method = race_alone(cache)
         if not options and light_first(cache, method):
             return _light_then(cache, method, time_limit=time_limit, gap_limit=gap_limit,
                                node_limit=node_limit, callback=callback, progress=progress)

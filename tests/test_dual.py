@@ -472,3 +472,34 @@ def test_dual_lp_polish_is_one_option():
             lpbn.solve(cache, method="dual", lp_polish=bad)
     with pytest.raises(InputError):
         lpbn.solve(cache, method="dual", root_polish=True)   # folded into lp_polish="root"
+
+
+def test_relax_stops_when_told_from_outside():
+    """relax polls ``stop`` beside its deadline: a stop ends the rounds after the first."""
+    from lpbn.dual.relax import Incumbent, relax
+    cache = random_cache(12, seed=7, max_parents=3, density=0.7)
+    _, _, st = relax(DualState(cache), Incumbent(), separate=True, stop=lambda: True)
+    assert st.rounds == 1
+    _, _, st = relax(DualState(cache), Incumbent(), separate=True)
+    assert st.rounds > 1
+
+
+def test_a_stop_from_outside_reaches_the_root():
+    """A race's rival that proved (the control's watch) stops the dual inside its root node, not
+    only between nodes (a root of minutes never polled it: the rival never started); the answer
+    keeps a valid bound."""
+    from lpbn.control import SolveControl
+    from lpbn.dual.bnb import BranchAndBound
+    cache = random_cache(12, seed=7, max_parents=3, density=0.7)
+    opt = lpbn.solve(cache, method="dp").score
+    control = SolveControl()
+    polls = []
+
+    def watch():
+        polls.append(1)
+        return "superseded" if len(polls) > 1 else None   # the first poll is before the root
+
+    control.watch = watch
+    res = BranchAndBound(cache, control).run()
+    assert res.status == "superseded" and res.stats["nodes"] == 1
+    assert res.upper_bound >= opt - 1e-9 * abs(opt) and res.score <= opt + 1e-9 * abs(opt)

@@ -211,9 +211,18 @@ def run_solve(job: dict[str, Any]) -> dict[str, Any]:
     out.update(status=result.status, score=_num(result.score), upper_bound=_num(result.upper_bound),
                gap=_num(result.gap), seconds_all=seconds, stats=sanitize(result.stats),
                trace=thin_trace(result.trace), message=str(result.message or ""),
-               dag_problem=problem, rescored=rescored, solver=str(result.method or job["method"]),
+               dag_problem=problem, rescored=rescored, solver=_solver(result, job["method"]),
                parents=result.dag.parent_names() if result.dag is not None else None)
     return out
+
+
+def _solver(result, method: str) -> str:
+    """The method behind ``result``: the one that answered, or ``race`` when a race ended
+    without a proof and its answer combines both methods' DAG and bound."""
+    race = (result.stats or {}).get("race")
+    if race is not None and race.get("rival_started") and race.get("winner") is None:
+        return "race"
+    return str(result.method or method)
 
 
 def run_score(job: dict[str, Any]) -> dict[str, Any]:

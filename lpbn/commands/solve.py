@@ -189,12 +189,13 @@ def run(args) -> int:
     options, progress = _method_options(args)
     if getattr(args, "certificate", None):
         from ..certificate import certify_options
+        from ..portfolio import race_alone
         from ..solve import auto_method
         if constraints is not None:
             raise InputError("--certificate: certificates of constrained solves are not supported")
         method = auto_method(cache) if args.method == "auto" else args.method
         if method == "race" and args.method == "auto":
-            method = "dual"                  # of the two it races, the one with a certificate
+            method = race_alone(cache)       # of the two it races, one writes a certificate
         if method not in ("dual", "highs"):
             raise InputError("--certificate needs --method dual or highs ("
                              + (f"auto picks {method} here, which" if args.method == "auto" else method)

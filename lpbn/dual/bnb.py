@@ -209,6 +209,11 @@ class BranchAndBound:
         self.opts.on_sweep({"node_bound": v, "bound": self.global_bound(v), "best": self.inc.score,
                             "nodes": self.stats["nodes"]})
 
+    def _stopped(self) -> bool:
+        """A stop from the control within a node (time, signal, gap limit, a race's rival; the
+        node limit waits for the node's end); polled by :func:`relax` so a long root notices it."""
+        return self.control.should_stop() is not None
+
     def _on_bound(self, v: float) -> None:
         self.control.improved(bound=self.global_bound(v))
 
@@ -225,6 +230,9 @@ class BranchAndBound:
             return None
         value, lam = self._bound(node)
         self.control.improved(bound=self.global_bound(value))
+        if self.control.stop_reason not in (None, "time_limit"):     # a gap limit, a race won
+            self._reopen(node, value, lam)
+            return self.control.stop_reason
         if value == -math.inf or self._closed(value):
             return None
         if node.depth == 0 and self.opts.fixing:
@@ -233,10 +241,10 @@ class BranchAndBound:
             self._local_search()
             if self._closed(value):
                 return None
-        if time.perf_counter() > self.deadline or pending() is not None:
+        if time.perf_counter() > self.deadline or pending() is not None or self.control.stop_reason:
             # the node's bound stays in the heap (it is part of the global bound)
             self._reopen(node, value, lam)
-            return "time_limit" if pending() is None else "interrupted"
+            return self.control.stop_reason or ("time_limit" if pending() is None else "interrupted")
         br = self._choose_branch(value)
         if br is None:  # cannot happen unless every variable is fixed; keep bound valid
             self._reopen(node, value, lam)
@@ -285,11 +293,12 @@ class BranchAndBound:
                                stall_rounds=2 if is_root else opts.node_stall_rounds,
                                on_round=self._on_round if self.searcher is not None else None,
                                tail_rounds=opts.root_tail_rounds if is_root else opts.tail_rounds,
-                               tail_gain=opts.root_tail_gain if is_root else opts.tail_gain)
+                               tail_gain=opts.root_tail_gain if is_root else opts.tail_gain,
+                               stop=self._stopped)
         self.stats["polishes"] = self.stats.get("polishes", 0) + st.polishes
         cert_lam = lam
         if is_root and opts.lp_polish == "root" and self.cache.m <= POLISH_MAX_ROWS \
-                and not closed(value, inc.score, self.tol):
+                and not closed(value, inc.score, self.tol) and self.control.stop_reason in (None, "time_limit"):
             polish(state, None if not math.isfinite(self.deadline)
                    else max(0.5, self.deadline - time.perf_counter()))
             if state.value() <= value:

@@ -49,7 +49,8 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
           on_bound: Callable[[float], None] | None = None, stall_rounds: int = 2,
           eps0: float | None = None, lp_polish: bool = False,
           on_round: Callable[[np.ndarray], None] | None = None,
-          tail_rounds: int = 0, tail_gain: float = 0.0) -> tuple[float, np.ndarray, RelaxStats]:
+          tail_rounds: int = 0, tail_gain: float = 0.0,
+          stop: Callable[[], bool] | None = None) -> tuple[float, np.ndarray, RelaxStats]:
     """Minimise the dual over the current (and separated) clusters.
 
     With ``lp_polish`` a stalled CD is followed each round by an exact solve of the dual LP
@@ -62,6 +63,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
     remaining gap to the incumbent (separation still finds clusters, but they no longer
     pay; branching does, as in branch-and-cut solvers).
 
+    ``stop`` is polled between the steps of a round, beside the deadline: a stop from outside
+    (the solve's control: a gap limit, a race's rival that proved) ends the rounds too.
+
     Returns (certified dual value of the best λ, best λ, stats).  The value is recomputed
     from λ without drift; -inf means the restricted problem admits no DAG.
     """
@@ -71,6 +75,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
 
     def left() -> float:
         return budget - (state.sweeps - sweeps0)
+
+    def over() -> bool:
+        return past(deadline) or (stop is not None and stop())
 
     v = state.exact_value()
     if v == -math.inf:
@@ -95,7 +102,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
                 on_bound(best_v)
         choice, score, round_order = state.decode()
         inc.offer(choice, score)
-        if closed(best_v, inc.score, tol) or past(deadline) or left() <= 0:
+        if closed(best_v, inc.score, tol) or over() or left() <= 0:
             break
         if lp_polish and state.K:
             from .polish import polish
@@ -128,12 +135,12 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
                     best_v, best_lam = v, state.lam.copy()
                     if on_bound is not None:
                         on_bound(best_v)
-                if past(deadline) or left() <= 0:
+                if over() or left() <= 0:
                     break
             choice, score, _ = state.decode()
             inc.offer(choice, score)
         added = 0
-        if separate and not past(deadline) and left() > 0:
+        if separate and not over() and left() > 0:
             # separate at the best λ so the gains refer to the bound we keep
             state.set_lambda(best_lam)
             new_from = state.K
@@ -141,9 +148,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             best_lam = state.lam.copy()
             st.added += added
         st.history.append((t, best_v, inc.score, state.K))
-        if on_round is not None and not past(deadline):
+        if on_round is not None and not over():
             on_round(round_order)
-        if closed(best_v, inc.score, tol) or past(deadline) or left() <= 0:
+        if closed(best_v, inc.score, tol) or over() or left() <= 0:
             break
         bounds.append(best_v)
         if tail_rounds and len(bounds) > tail_rounds and math.isfinite(inc.score) and \
