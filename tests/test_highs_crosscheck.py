@@ -97,17 +97,20 @@ def test_gap_table_orders_bounds(instances, known_optima):
     opt = known_optima["exact_dp"][WINE]["optimum"]
     t = lpbn.bound_gap_table(lpbn.read_scores(instances / WINE), opt, time_limit=60)
     rows = {r.key: r for r in t.rows}
-    assert set(rows) == {"cycles", "dual", "clusters", "zero_half", "best", "optimum"}
+    assert set(rows) == {"cycles", "dual", "clusters", "zero_half", "zero_half_slack", "best", "optimum"}
     assert rows["cycles"].value >= rows["clusters"].value - 1e-6
     assert rows["clusters"].value >= rows["zero_half"].value - 1e-6 * abs(opt)
     assert rows["zero_half"].value >= opt - 1e-6 * abs(opt)
+    assert rows["zero_half"].value >= rows["zero_half_slack"].value - 1e-6 * abs(opt)
+    assert rows["zero_half_slack"].value >= opt - 1e-6 * abs(opt)
     assert rows["clusters"].value >= opt - 1e-6 * abs(opt)
     assert rows["clusters"].complete
     assert math.isclose(rows["best"].value, opt, rel_tol=1e-9)
     if rows["dual"].value is not None:
         assert rows["dual"].value >= rows["clusters"].value - 1e-6 * abs(opt)
     d = json.loads(t.to_json())
-    assert [r["key"] for r in d["rows"]] == ["cycles", "dual", "clusters", "zero_half", "best", "optimum"]
+    assert [r["key"] for r in d["rows"]] == ["cycles", "dual", "clusters", "zero_half", "zero_half_slack", "best",
+                                            "optimum"]
     text = t.to_text()
     assert "cycle inequalities only" in text and "known optimum" in text
 

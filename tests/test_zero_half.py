@@ -4,6 +4,7 @@ satisfied by every DAG of the cache, and the 2-cluster inequality of a half-inte
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import lpbn
@@ -30,14 +31,16 @@ def _random_dags(cache: ScoreCache, rng, count: int) -> list[np.ndarray]:
     return out
 
 
-def test_cuts_are_violated_at_the_point_and_valid_for_every_dag():
+@pytest.mark.parametrize("slack", [0.0, 0.25])
+def test_cuts_are_violated_at_the_point_and_valid_for_every_dag(slack):
     """On 80 random caches with tied scores (where half-integral points are common): every
-    cut separated is violated at its point and satisfied by 200 random DAGs and the optimum."""
-    checked = sum(_check_cuts(5 + seed % 6, seed) for seed in range(80))
+    cut separated is violated at its point and satisfied by 200 random DAGs and the optimum;
+    with ``slack``, also the cuts from nearly tight rows and nearly integral columns."""
+    checked = sum(_check_cuts(5 + seed % 6, seed, slack) for seed in range(80))
     assert checked >= 10        # the property is not vacuous
 
 
-def _check_cuts(n: int, seed: int) -> int:
+def _check_cuts(n: int, seed: int, slack: float = 0.0) -> int:
     cache = random_cache(n, seed=seed, density=0.6, integer_scores=True).prune_dominated()
     model = EtaLP(cache)
     checked = 0
@@ -47,12 +50,13 @@ def _check_cuts(n: int, seed: int) -> int:
     dags.append(cache.indices_of(best.dag.parents))
     for _ in range(6):
         res = cut_loop(model, mode="clusters", exact=True)
-        cuts = zero_half_cuts(cache, res.eta, model.clusters.bits, extra=model.cuts)   # rank >= 2 too
+        cuts = zero_half_cuts(cache, res.eta, model.clusters.bits, extra=model.cuts,    # rank >= 2 too
+                              slack=slack, min_violation=0.05 if slack else 1e-6)
         if not cuts:
             break
         for cols, coef, rhs in cuts:
             assert np.all(coef == np.round(coef)) and rhs == int(rhs)
-            assert float(coef @ res.eta[cols]) > rhs + 1e-6            # violated at η*
+            assert float(coef @ res.eta[cols]) > rhs + (0.05 if slack else 1e-6)   # violated at η*
             for choice in dags:                                           # valid for DAGs
                 x = np.zeros(cache.m)
                 x[choice] = 1.0
@@ -85,7 +89,12 @@ def test_the_half_integral_three_cycle_gets_the_two_cluster_cut():
 def test_highs_with_and_without_the_cuts_agrees_with_the_dp(n, seed):
     cache = random_cache(n, seed=seed, density=0.5)
     want = lpbn.solve(cache, "dp").score
-    for zero_half in (True, False):
+    for zero_half in (True, False, "slack"):
         got = lpbn.solve(cache, "highs", zero_half=zero_half)
         assert got.status == "optimal"
         assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
+
+
+def test_highs_rejects_a_bad_zero_half_option():
+    with pytest.raises(lpbn.InputError, match="zero_half"):
+        lpbn.solve(random_cache(5, seed=1), "highs", zero_half="sometimes")

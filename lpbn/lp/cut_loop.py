@@ -17,7 +17,14 @@ import numpy as np
 from ..signals import pending
 from .exact_separation import SubIPStats, exact_clusters
 from .separation import VIOLATION_TOL, cheap_clusters, grown_clusters, separate_cycles
-from .zero_half import zero_half_cuts
+from .zero_half import MIN_VIOLATION, zero_half_cuts
+
+#: {0, 1/2}-cut passes with ``zero_half="slack"``: the zero-cost combinations first, then rows
+#: and columns within these slacks of tight / integral (:func:`lpbn.lp.zero_half.zero_half_cuts`),
+#: each pass only when the one before found nothing
+ZERO_HALF_SLACKS = (0.0, 0.1, 0.25)
+#: a cut of the slack passes must be violated by at least this (the zero-cost ones by 1/2)
+ZERO_HALF_MIN_VIOLATION = 0.05
 
 @dataclass
 class CutLoopResult:
@@ -45,7 +52,7 @@ class CutLoopResult:
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
              subip_time: float | None = None, on_bound=None, grow: bool = True,
-             zero_half: bool = False) -> CutLoopResult:
+             zero_half: bool | str = False) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -57,7 +64,9 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     ``on_bound(value, eta)`` is called after every LP solve.
     With ``zero_half``, when no cluster is found, {0, 1/2}-Chvátal–Gomory cuts from the
     convexity and tight cluster rows (:mod:`lpbn.lp.zero_half`) are added and the loop goes on
-    (clusters first again); the value is then below that of P_cluster.
+    (clusters first again); the value is then below that of P_cluster.  ``zero_half="slack"``:
+    when no zero-cost cut is left, also the cuts from nearly tight rows and nearly integral
+    columns (:data:`ZERO_HALF_SLACKS`).
     """
     t0 = time.perf_counter()
 
@@ -110,8 +119,12 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
                 continue
             res.complete = not res.subip.timed_out
         if zero_half:
-            added = model.add_cuts(zero_half_cuts(model.cache, lp.eta, model.clusters.bits,
-                                                  extra=model.cuts))
+            for slack in ZERO_HALF_SLACKS if zero_half == "slack" else ZERO_HALF_SLACKS[:1]:
+                added = model.add_cuts(zero_half_cuts(model.cache, lp.eta, model.clusters.bits,
+                                                      extra=model.cuts, slack=slack,
+                                                      min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION))
+                if added:
+                    break
             res.cuts_zero_half += added
             if added:
                 res.complete = False

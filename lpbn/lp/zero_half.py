@@ -23,6 +23,13 @@ the rows' incidence matrix on the fractional columns over GF(2); each basis vect
 odd right side is a cut violated by 1/2 (found by Gaussian elimination mod 2).  Only rows
 valid for every DAG of the cache enter, so the cuts are global (valid in every node and for
 every DAG, not only the best).
+
+When no zero-cost combination is left, ``slack`` > 0 widens the search in the way of Koster,
+Zymolka & Kutschka (Algorithmica 2009, the preprocessing of their {0, 1/2} separation): rows
+with slack below ``slack`` may enter, and columns with η* within ``slack`` of 0 or 1 count as
+integral, each paying its slack, η*_j or 1 - η*_j in the violation formula above.  Every
+combination is rounded as before and kept only when η* violates it (by ``min_violation``), so
+the cuts stay valid whatever the heuristic picks; a cost above 1 only means no cut.
 """
 
 from __future__ import annotations
@@ -43,24 +50,28 @@ MAX_ELIMINATION_CELLS = 25_000_000
 
 def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
                    extra: list[tuple[np.ndarray, np.ndarray, float]] | None = None,
-                   max_cuts: int = 200) -> list[tuple[np.ndarray, np.ndarray, float]]:
+                   max_cuts: int = 200, slack: float = 0.0,
+                   min_violation: float = MIN_VIOLATION) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows, the cluster rows of
     ``clusters`` ((K, W) bitsets) and the integral rows ``extra`` (earlier cuts, which makes
-    the cuts of rank two and more) tight at ``eta``: a list of ``(columns, coefficients, rhs)``
-    for rows ``Σ coefficients · η[columns] <= rhs``, sparsest combinations first, at most
+    the cuts of rank two and more) tight at ``eta`` (or, with ``slack`` > 0, nearly tight,
+    with nearly integral columns counted as integral; see the module docstring): a list of
+    ``(columns, coefficients, rhs)`` for rows ``Σ coefficients · η[columns] <= rhs``
+    violated by more than ``min_violation``, sparsest combinations first, at most
     ``max_cuts``; none when the elimination would exceed MAX_ELIMINATION_CELLS."""
     eta = np.asarray(eta, dtype=np.float64)
-    rows = _tight_rows(cache, eta, clusters, extra or [])
-    frac = np.flatnonzero((eta > INTEGRAL_TOL) & (eta < 1.0 - INTEGRAL_TOL))
+    near = max(float(slack), INTEGRAL_TOL)
+    rows = _tight_rows(cache, eta, clusters, extra or [], near)
+    frac = np.flatnonzero((eta > near) & (eta < 1.0 - near))
     if len(rows) * (len(rows) + len(frac)) > MAX_ELIMINATION_CELLS:
         return []
-    at_one = eta >= 1.0 - INTEGRAL_TOL
+    at_one = eta >= 1.0 - near
     combos = _odd_even_combinations(rows, frac, at_one, cache.m)
     cuts = []
     for combo in combos[np.argsort(combos.sum(axis=1), kind="stable")]:
         cut = _rounded_cut(rows, np.flatnonzero(combo), at_one, cache.m)
         cols, coef, rhs = cut
-        if float(coef @ eta[cols]) > rhs + MIN_VIOLATION:
+        if float(coef @ eta[cols]) > rhs + min_violation:
             cuts.append(cut)
             if len(cuts) >= max_cuts:
                 break
@@ -83,20 +94,20 @@ class _Rows:
 
 
 def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
-                extra: list[tuple[np.ndarray, np.ndarray, float]]) -> _Rows:
+                extra: list[tuple[np.ndarray, np.ndarray, float]], near: float = INTEGRAL_TOL) -> _Rows:
     """Convexity rows (+1, rhs 1), and the cluster rows (−1, rhs −1) and ``extra`` rows
-    with no slack at ``eta``."""
+    with slack at most ``near`` at ``eta``."""
     off = cache.offsets.tolist()
     blocks = [(np.arange(off[i], off[i + 1]), np.ones(off[i + 1] - off[i]), 1) for i in range(cache.n)]
     if len(clusters):
         ptr, idx = cluster_rows_csr(cache, clusters)
         act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
         act[np.diff(ptr) == 0] = 0.0
-        for c in np.flatnonzero(act <= 1.0 + INTEGRAL_TOL).tolist():
+        for c in np.flatnonzero(act <= 1.0 + near).tolist():
             cols = idx[ptr[c]:ptr[c + 1]]
             blocks.append((cols, -np.ones(len(cols)), -1))
     for cols, coef, rhs in extra:
-        if float(coef @ eta[cols]) >= rhs - INTEGRAL_TOL:
+        if float(coef @ eta[cols]) >= rhs - near:
             blocks.append((cols, coef, int(round(rhs))))
     return _Rows(blocks)
 

@@ -192,10 +192,11 @@ def _greedy_start(cache: ScoreCache) -> np.ndarray:
 
 def quick_ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
                           max_restarts: int | None = None,
-                          patience: int | None = None) -> tuple[np.ndarray, float]:
+                          patience: int | None = None,
+                          start: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Best ordering found by OBS within ``time_limit`` seconds, and its DAG's score.
 
-    Starts from a greedy ordering, climbs by adjacent swaps and insertion moves, then
+    Starts from a greedy ordering (or ``start``, e.g. an LP point's order), climbs by adjacent swaps and insertion moves, then
     repeatedly perturbs the
     best ordering (a random segment is shuffled; every 8th restart is a fresh random
     permutation) and climbs again, until ``time_limit``, ``max_restarts`` or ``patience``
@@ -211,7 +212,7 @@ def quick_ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 
     choice = np.empty(n, dtype=np.int64)
     eps = 1e-12 * max(1.0, float(np.abs(scores).max()) if len(scores) else 1.0)
     deadline = time.perf_counter() + max(0.0, time_limit)
-    order = _greedy_start(cache)
+    order = _greedy_start(cache) if start is None else np.array(start, dtype=np.int64)
     best_score = _climb(bits, offsets, scores, order, pre, choice, eps)
     best_order = order.copy()
     restarts = since = 0
