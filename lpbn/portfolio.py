@@ -41,7 +41,7 @@ from .errors import InputError
 #: From AUTO_RACE_MAX_N to AUTO_DUAL_MAX_N variables (within the dual's density), with two
 #: cores, the race's rival is the HiGHS ILP instead (AUTO_WIDE_RACE_METHODS): the dual's cluster
 #: LP stalls on half-integral points that the ILP's {0, 1/2}-cuts remove (hailfinder at
-#: N = 20,000, 56 variables: the dual at 0.21% after 300 s, the race optimal in 80 s; results/
+#: N = 20,000, 56 variables: the dual at 0.21% after 300 s, the race optimal in 54 s; results/
 #: bnlearn20000), while the dual alone proves the uci-bic3 caches of 45-60 variables in 1-3 s,
 #: before the rival starts; with one core, the dual.
 #: Beyond AUTO_DUAL_MAX_N variables, where the rule for the ILP applies, two cores race the ILP

@@ -98,3 +98,27 @@ def test_highs_with_and_without_the_cuts_agrees_with_the_dp(n, seed):
 def test_highs_rejects_a_bad_zero_half_option():
     with pytest.raises(lpbn.InputError, match="zero_half"):
         lpbn.solve(random_cache(5, seed=1), "highs", zero_half="sometimes")
+
+
+def test_purging_slack_cuts_keeps_the_lp_value_and_the_books():
+    """EtaLP.purge_cuts drops the cuts slack at the LP point: the LP's value stays, the rows
+    left are the cuts left, and a purged cut may be added again."""
+    purged = 0
+    for seed in range(40):
+        cache = random_cache(5 + seed % 6, seed=seed, density=0.6, integer_scores=True).prune_dominated()
+        model = EtaLP(cache)
+        res = cut_loop(model, mode="clusters", exact=True, zero_half="slack")
+        if not model.cuts:
+            continue
+        before = model.solve_lp()
+        cuts = list(model.cuts)
+        gone = model.purge_cuts(before.eta)
+        purged += gone
+        assert len(model.cuts) == len(cuts) - gone == model.row_kind.count("zerohalf")
+        assert model.num_rows == len(model.row_kind)
+        after = model.solve_lp()
+        assert abs(after.value - before.value) <= 1e-7 * max(1.0, abs(before.value))
+        assert abs(res.value - before.value) <= 1e-6 * max(1.0, abs(before.value))
+        if gone:
+            assert model.add_cuts(cuts) == gone
+    assert purged >= 1          # the property is not vacuous

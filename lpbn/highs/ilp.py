@@ -209,10 +209,14 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         inequality (hailfinder at N = 20,000: root LP 1.07% -> 0.06-0.16% above the optimum).
         ``"slack"``: when no such cut is left, also the cuts from nearly tight rows and nearly
         integral columns (:data:`lpbn.lp.cut_loop.ZERO_HALF_SLACKS`; that hailfinder cache:
-        root 0.16% -> 0.03%, proved in 68-78 s where True left 0.04% after 200 s).  Default:
-        ``"slack"`` beyond :data:`ZERO_HALF_SLACK_MIN_N` variables, else True (on the dense
-        caches of at most 30 variables the extra LP rounds cost more than the MIP needs to
-        close the gap: letter 36 s -> over 60 s, adult 11 s -> 16-21 s).
+        root 0.16% -> 0.03%, proved in 68-78 s where True left 0.04% after 200 s), and before
+        the MIP the cuts slack at the root's last point are dropped and ordering search climbs
+        from that point's order (:func:`_after_root`; 43 s on that cache, 46 s on the bench's,
+        results/bnlearn20000/README.md).  Default: ``"slack"`` beyond
+        :data:`ZERO_HALF_SLACK_MIN_N` variables, else True (on the dense caches of at most 30
+        variables the extra LP rounds cost more than the MIP needs to close the gap: letter
+        36 s -> over 60 s, adult 11 s -> 16-21 s; alarm-20000, 37 variables, with the purge and
+        the search: 0.19% gap at 300 s where it was proved in 274-282 s).
     threads : int
         HiGHS threads.
     lazy : bool
@@ -307,7 +311,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         if k_max >= 2 and root.status == "optimal":
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
                                                       subip_time, on_lp, zero_half)
-    if root_cuts:
+    if root_cuts and zero_half == "slack":
         _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
     if acyclicity == "generation":
         stats["generation_rows"] = model.add_generation_rows()
