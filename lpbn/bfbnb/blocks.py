@@ -33,8 +33,8 @@ PARALLEL_MIN_LAYER = 20_000
 #: top bits that split a layer into 2^b blocks (more blocks than threads, for balance: block
 #: sizes follow the binomial coefficients of their top-bit counts)
 BLOCK_BITS = 6
-_QUEUE = 64
-_POPS = 1 << 18
+QUEUE = 64                 # successors queued per stream (cache locality)
+POPS = 1 << 18             # merge steps per kernel call (time-limit / interrupt latency)
 #: seconds between the main thread's checks of the time limit and signals
 _POLL = 0.05
 
@@ -108,6 +108,29 @@ class LayerBlocks:
         return fstate, status
 
 
+class MergeScratch:
+    """The merge kernel's working arrays (``K.merge_expand``'s arguments after the threshold):
+    per-stream successor queues, an output buffer of ``cap`` records and the counters."""
+
+    def __init__(self, n: int, cap: int):
+        self.qk = np.zeros((n, QUEUE), dtype=np.uint64)
+        self.qg = np.zeros((n, QUEUE))
+        self.qc = np.zeros((n, QUEUE), dtype=np.int32)
+        self.qh = np.zeros(n, dtype=np.int64)
+        self.qn = np.zeros(n, dtype=np.int64)
+        self.hstate = np.zeros(n, dtype=np.int8)
+        self.ok = np.empty(cap, dtype=np.uint64)
+        self.og = np.empty(cap)
+        self.oc = np.empty(cap, dtype=np.int32)
+        self.ocount = np.zeros(1, dtype=np.int64)
+        self.state = np.zeros(4, dtype=np.int64)
+        self.fstate = np.full(2, -np.inf)
+
+    def args(self) -> tuple:
+        return (self.qk, self.qg, self.qc, self.qh, self.qn, self.hstate, self.ok, self.og, self.oc,
+                self.ocount, self.state, self.fstate, POPS)
+
+
 def _block(h, bpos, blen, keys, g, n, rl, scores, threshold, output_cap, halt):
     """Block ``h``'s records as chunks ``(keys, g, cand)``, with its counters (run in a thread)."""
     count = len(keys)
@@ -116,24 +139,12 @@ def _block(h, bpos, blen, keys, g, n, rl, scores, threshold, output_cap, halt):
     bpos = bpos.copy()
     blen = blen.copy()
     bdone = np.ones(n, dtype=np.bool_)
-    state = np.zeros(4, dtype=np.int64)
-    fstate = np.full(2, -np.inf)
-    qk = np.zeros((n, _QUEUE), dtype=np.uint64)
-    qg = np.zeros((n, _QUEUE))
-    qc = np.zeros((n, _QUEUE), dtype=np.int32)
-    qh = np.zeros(n, dtype=np.int64)
-    qn = np.zeros(n, dtype=np.int64)
-    hstate = np.zeros(n, dtype=np.int8)
-    cap = int(max(64, min(output_cap, int(np.sum(blen - bpos)))))
-    ok = np.empty(cap, dtype=np.uint64)
-    og = np.empty(cap)
-    oc = np.empty(cap, dtype=np.int32)
-    ocount = np.zeros(1, dtype=np.int64)
+    sc = MergeScratch(n, int(max(64, min(output_cap, int(np.sum(blen - bpos))))))
+    ok, og, oc, ocount, state, fstate = sc.ok, sc.og, sc.oc, sc.ocount, sc.state, sc.fstate
     chunks = []
     while True:
         r = K.merge_expand(bk, bg, blen, bpos, bdone, n, rl.woff, rl.bv, rl.starts, scores,
-                           rl.group_lo, rl.group_mask, rl.table_off, rl.tables, threshold,
-                           qk, qg, qc, qh, qn, hstate, ok, og, oc, ocount, state, fstate, _POPS)
+                           rl.group_lo, rl.group_mask, rl.table_off, rl.tables, threshold, *sc.args())
         if r == K.OUTPUT_FULL:
             c = int(ocount[0]) - 1
             chunks.append((ok[:c].copy(), og[:c].copy(), oc[:c].copy()))

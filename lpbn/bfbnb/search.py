@@ -36,7 +36,7 @@ from ..options import parse_memory
 from ..result import DAG, SolveResult
 from ..signals import pending
 from . import kernels as K
-from .blocks import LayerBlocks
+from .blocks import LayerBlocks, MergeScratch
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
 from ..ordering.quick import quick_ordering_search
@@ -44,8 +44,6 @@ from ..ordering.quick import quick_ordering_search
 GIB = 1 << 30
 DEFAULT_MEMORY_LIMIT = 4 * GIB
 MAX_VARIABLES = 64
-_QUEUE = 64                # successors queued per stream (cache locality)
-_POPS = 1 << 18            # merge steps per kernel call (time-limit / interrupt latency)
 
 
 
@@ -299,25 +297,14 @@ class _Budget:
 def _build_layer(src: LayerSource, out: LayerFiles, n: int, rl: Relabelled, scores, threshold,
                  budget: _Budget, control, totals):
     """Run the merge kernel over one layer, writing the next; returns (fstate, stop status)."""
-    state = np.zeros(4, dtype=np.int64)
-    fstate = np.full(2, -np.inf)
-    qk = np.zeros((n, _QUEUE), dtype=np.uint64)
-    qg = np.zeros((n, _QUEUE))
-    qc = np.zeros((n, _QUEUE), dtype=np.int32)
-    qh = np.zeros(n, dtype=np.int64)
-    qn = np.zeros(n, dtype=np.int64)
-    hstate = np.zeros(n, dtype=np.int8)
-    ok = np.empty(budget.output, dtype=np.uint64)
-    og = np.empty(budget.output)
-    oc = np.empty(budget.output, dtype=np.int32)
-    ocount = np.zeros(1, dtype=np.int64)
+    sc = MergeScratch(n, budget.output)
+    ok, og, oc, ocount, state, fstate = sc.ok, sc.og, sc.oc, sc.ocount, sc.state, sc.fstate
     out.open_write()
     status = None
     while True:
         r = K.merge_expand(src.bk, src.bg, src.blen, src.bpos, src.bdone, n, rl.woff, rl.bv,
                            rl.starts, scores, rl.group_lo, rl.group_mask, rl.table_off, rl.tables,
-                           threshold, qk, qg, qc, qh, qn, hstate, ok, og, oc, ocount, state, fstate,
-                           _POPS)
+                           threshold, *sc.args())
         if r >= 0:
             src.refill(r)
         elif r == K.OUTPUT_FULL:

@@ -175,23 +175,17 @@ def bound_gap_table(cache: ScoreCache | str, known_optimum: float | None = None,
                              time.perf_counter() - t, len(model.clusters), clu.complete,
                              "P_cluster value" if clu.complete else
                              f"separation incomplete ({clu.status}); still a valid bound"))
-    # 4. the same LP with {0,1/2}-Chvátal-Gomory cuts
-    t = time.perf_counter()
-    zh = cut_loop(model, mode="clusters", exact=True, time_limit=time_limit, zero_half=True)
-    offer(zh.eta, "decoded from the cluster and {0,1/2} LP")
-    table.rows.append(GapRow("zero_half", "HiGHS LP, clusters and {0,1/2}-CG cuts",
-                             zh.value if zh.status == "optimal" else None,
-                             time.perf_counter() - t, model.row_kind.count("zerohalf"), zh.complete,
-                             "no zero-cost {0,1/2}-cut left" if zh.complete else
-                             f"stopped ({zh.status}); still a valid bound"))
-    t = time.perf_counter()
-    zs = cut_loop(model, mode="clusters", exact=True, time_limit=time_limit, zero_half="slack")
-    offer(zs.eta, "decoded from the cluster and {0,1/2} LP")
-    table.rows.append(GapRow("zero_half_slack", "HiGHS LP, also {0,1/2}-cuts of nearly tight rows",
-                             zs.value if zs.status == "optimal" else None,
-                             time.perf_counter() - t, model.row_kind.count("zerohalf"), zs.complete,
-                             "no {0,1/2}-cut left within the slacks" if zs.complete else
-                             f"stopped ({zs.status}); still a valid bound"))
+    # 4. the same LP with {0,1/2}-Chvátal-Gomory cuts: zero-cost, then of nearly tight rows
+    for key, zero_half, label, done in (
+            ("zero_half", True, "HiGHS LP, clusters and {0,1/2}-CG cuts", "no zero-cost {0,1/2}-cut left"),
+            ("zero_half_slack", "slack", "HiGHS LP, also {0,1/2}-cuts of nearly tight rows",
+             "no {0,1/2}-cut left within the slacks")):
+        t = time.perf_counter()
+        zh = cut_loop(model, mode="clusters", exact=True, time_limit=time_limit, zero_half=zero_half)
+        offer(zh.eta, "decoded from the cluster and {0,1/2} LP")
+        table.rows.append(GapRow(key, label, zh.value if zh.status == "optimal" else None,
+                                 time.perf_counter() - t, model.row_kind.count("zerohalf"), zh.complete,
+                                 done if zh.complete else f"stopped ({zh.status}); still a valid bound"))
     # 5. best integral score
     t = time.perf_counter()
     note = best["how"]
