@@ -14,7 +14,8 @@ numpy, no solver code)::
      "clusters": [{"members": [names], "k": k}, ...],
      "nodes": [{"id", "parent", "branch": {"variable", "set": [names], "side"},
                 "lambda": {"clusters": [indices], "values": [λ >= 0]}}, ...],
-     "fixing": {"lambda": {...}, "below": s}}   # optional: reduced-cost fixing (lpbn.dual.fixing)
+     "fixing": [{"lambda": {...}, "below": s}, ...]}   # optional: reduced-cost fixing (lpbn.dual.fixing),
+                                                        # applied in order (one object: older files)
 
 A node without ``"lambda"`` was never evaluated (pruned by its parent's bound, or fixed).
 The dual's certificate is its whole branch-and-bound tree (``covers: "tree"``).  The HiGHS
@@ -53,7 +54,8 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
          "both sides as children, so the leaves cover every DAG; the certified bound is the largest leaf "
          "bound, a leaf bounded by any node's U on its path (or -inf if its candidates admit no DAG). With "
          "'fixing', the candidates j with U(fixing.lambda) - (max_s W_i(s) - W_i(s_j)) < 'below' (a bound on "
-         "every DAG using j) leave every node, and the largest such bound joins the leaf bounds.")
+         "every DAG using j) leave every node, and the largest such bound joins the leaf bounds; a list of them is "
+         "applied in order, each over the candidates the ones before it left.")
 
 
 def certify_options(method: str) -> dict[str, Any]:
@@ -113,7 +115,7 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
             "bound": bound if math.isfinite(bound) else None, "covers": covers,
             "status": result.status, "score": result.score if math.isfinite(result.score) else None,
             "clusters": clusters, "nodes": nodes,
-            **({"fixing": {"lambda": _sparse(fixing["lambda"]), "below": fixing["below"]}} if fixing else {})}
+            **({"fixing": [{"lambda": _sparse(f["lambda"]), "below": f["below"]} for f in fixing]} if fixing else {})}
 
 
 def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult) -> dict[str, Any]:

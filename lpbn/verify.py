@@ -27,7 +27,9 @@ all candidates scores no more than the best over these.
 Reduced-cost fixing (``"fixing"``): for one λ, a DAG whose variable i uses candidate j scores
 at most U(λ) - (max_s W_i(s) - W_i(s_j)) (the chain above with i's term not maximised), so the
 candidates whose such bound is below a threshold can leave every node; the certified bound is
-then the larger of the largest leaf bound and the largest bound of a fixed candidate.
+then the larger of the largest leaf bound and the largest bound of a fixed candidate.  A list
+of fixings is applied in order, each over the candidates the earlier ones left (the maxima
+then run over fewer candidates, which only lowers the later bounds' U(λ)).
 """
 
 from __future__ import annotations
@@ -466,15 +468,30 @@ def _check_tree(parsed: dict, report: VerifyReport):
 
 
 def _fixing(spec, ev: _Evaluator, domain: np.ndarray, n_clusters: int, report: VerifyReport):
-    """Reduced-cost fixing (``"fixing": {"lambda": ..., "below": s}``): the candidates j whose
-    bound U(λ) - regret_j (see :meth:`_Evaluator.candidate_bounds`, over the whole domain) is
-    below s leave the domain of every node; the DAGs that use one of them are bounded by the
-    largest such bound.  Returns (that bound, the remaining domain), or (-inf, domain) without
-    fixing, or (nan, None) when the entry is malformed beyond an input error."""
+    """Reduced-cost fixing (``"fixing": [{"lambda": ..., "below": s}, ...]``, or one such
+    object): in order, the candidates j of the domain left so far whose bound U(λ) - regret_j
+    (see :meth:`_Evaluator.candidate_bounds`, over that domain) is below s leave the domain of
+    every node; the DAGs that use one of them are bounded by the largest such bound.  Returns
+    (that bound, the remaining domain), or (-inf, domain) without fixing, or (nan, None) when
+    an entry is malformed beyond an input error."""
     if spec is None:
         return -math.inf, domain
+    specs = spec if isinstance(spec, list) else [spec]
+    bound = -math.inf
+    for k, one in enumerate(specs):
+        fixed_bound, domain = _fix_once(one, ev, domain, n_clusters, report,
+                                        "fixing" if len(specs) == 1 else f"fixing {k + 1} of {len(specs)}")
+        if domain is None:
+            return math.nan, None
+        bound = max(bound, fixed_bound)
+    return bound, domain
+
+
+def _fix_once(spec, ev: _Evaluator, domain: np.ndarray, n_clusters: int, report: VerifyReport, label: str):
+    """One entry of :func:`_fixing`."""
     if not isinstance(spec, dict) or not isinstance(spec.get("lambda"), dict):
-        raise CertificateError("'fixing' must be {'lambda': {'clusters': [...], 'values': [...]}, 'below': s}")
+        raise CertificateError("'fixing' must be a list of {'lambda': {'clusters': [...], 'values': [...]}, "
+                               "'below': s}")
     below = _num(spec.get("below"), "fixing: below")
     idx, val = spec["lambda"].get("clusters", []), spec["lambda"].get("values", [])
     if not isinstance(idx, list) or not isinstance(val, list) or len(idx) != len(val):
@@ -485,14 +502,14 @@ def _fixing(spec, ev: _Evaluator, domain: np.ndarray, n_clusters: int, report: V
             raise CertificateError(f"fixing: lambda names cluster {c!r}, not in 0..{n_clusters - 1}")
         x = _num(x, "fixing: lambda")
         if not (x >= 0 and math.isfinite(x)):
-            report.add("fixing", False, f"fixing: λ of cluster {c} is {x} (must be finite and >= 0)")
+            report.add("fixing", False, f"{label}: λ of cluster {c} is {x} (must be finite and >= 0)")
             return math.nan, None
         lam.append((c, x))
     _, per = ev.candidate_bounds(domain, lam)
     fixed = domain & (per < below)
     bound = float(per[fixed].max()) if fixed.any() else -math.inf
-    report.add("fixing", True, f"{int(fixed.sum())} candidate set(s) fixed out by reduced cost (every DAG using "
-               f"one scores at most {bound:.12g})")
+    report.add("fixing", True, f"{label}: {int(fixed.sum())} candidate set(s) fixed out by reduced cost (every "
+               f"DAG using one scores at most {bound:.12g})")
     return bound, domain & ~fixed
 
 

@@ -25,8 +25,11 @@ ANCHORS = "anchors/gobnilp-bic3"
 
 @pytest.fixture(params=["rebuild", "mask"])
 def fixing_mode(request, monkeypatch):
-    """Every fixing either rebuilds the cache or only masks the fixed candidates."""
-    monkeypatch.setattr(bnb, "FIXING_REBUILD_FRACTION", 0.0 if request.param == "rebuild" else 2.0)
+    """Every fixing either rebuilds the cache (inside the root too, whenever the current λ
+    fixes anything) or only masks the fixed candidates (none inside the root)."""
+    rebuild = request.param == "rebuild"
+    monkeypatch.setattr(bnb, "FIXING_REBUILD_FRACTION", 0.0 if rebuild else 2.0)
+    monkeypatch.setattr(bnb, "ROOT_FIXING_FRACTION", 0.0 if rebuild else 2.0)
     return request.param
 
 
@@ -82,9 +85,30 @@ def test_fixing_certificate_is_checked(instances):
     rep = verify(cache, res, cert)
     assert rep.bound_verified and any(name == "fixing" for name, ok, _ in rep.checks), rep.to_text()
     bad = copy.deepcopy(cert)
-    bad["fixing"]["below"] = res.score + 1e6
+    bad["fixing"][-1]["below"] = res.score + 1e6
     rep = verify(cache, res, bad)
     assert not rep.bound_verified and "above the reported upper bound" in rep.to_text()
+
+
+def test_fixing_inside_the_root_chains_in_the_certificate(instances):
+    """nltcs: the root fixes twice from intermediate λ (each time more than
+    ROOT_FIXING_FRACTION of the candidates); the certificate lists the fixings in order and
+    verifies, and a raised threshold in the first one is caught."""
+    cache = lpbn.read_scores(instances / ANCHORS / "nltcs.BIC.p3.jkl")
+    res = lpbn.solve(cache, method="dual", certificate=True)
+    assert res.status == "optimal" and res.stats["root_fixings"] >= 1
+    assert res.score == pytest.approx(-20039.226, abs=1e-3)
+    cert = build_certificate(cache, res)
+    assert len(cert["fixing"]) >= 2
+    rep = verify(cache, res, cert)
+    assert rep.bound_verified, rep.to_text()
+    assert sum(name == "fixing" for name, ok, _ in rep.checks) == len(cert["fixing"])
+    bad = copy.deepcopy(cert)
+    bad["fixing"][0]["below"] = res.score + 1e6
+    assert not verify(cache, res, bad).bound_verified
+    old = copy.deepcopy(cert)
+    old["fixing"] = old["fixing"][-1]          # the one-object form of older certificates
+    assert verify(cache, res, old).checks
 
 
 def test_feed_indices_survive_a_rebuild(instances, monkeypatch):

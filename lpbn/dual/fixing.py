@@ -15,7 +15,9 @@ score can leave the search: no DAG through it can improve on the incumbent.
 :class:`RootFixing` keeps the root's λ (the bound is valid for the whole search, unlike a
 node's) and re-fixes cheaply whenever the incumbent improves; the branch and bound rebuilds
 its cache without the fixed candidates when enough of them go (a smaller LP, cheaper CD
-sweeps).  The certificate records λ and the threshold, and ``lpbn verify`` recomputes the
+sweeps).  Any λ >= 0 will do, so the root also fixes from the λ of one of its own rounds
+once that removes most candidates, and goes on over the rest; each such fixing is one more
+entry of the certificate's chain.  The certificate records λ and the threshold, and ``lpbn verify`` recomputes the
 fixed set itself (:func:`lpbn.verify._fixing`).
 """
 

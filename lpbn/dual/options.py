@@ -74,7 +74,9 @@ class DualOptions:
         "Reduced-cost fixing (lpbn.dual.fixing): after the root, and whenever the incumbent "
         "improves, drop every candidate whose bound from the root's λ (U(λ) minus its regret) "
         "is below the incumbent; the search continues on the smaller cache once at least "
-        "FIXING_REBUILD_FRACTION (half) of the candidates are gone (recorded in the certificate)."))
+        "FIXING_REBUILD_FRACTION (half) of the candidates are gone.  Inside the root too: once a "
+        "round's λ fixes ROOT_FIXING_FRACTION (60%) of the candidates, the root goes on over the "
+        "rest.  Every fixing is recorded in the certificate."))
     k_max: int = _opt(3, (
         "When no eq. 6 cluster is violated at η, separate k-cluster constraints (Cussens et al. "
         "2017) for 2 <= k <= k_max (1 disables them; at most kernels.MAX_K); needs primal_first."))
