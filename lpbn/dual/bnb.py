@@ -536,9 +536,10 @@ class BranchAndBound:
     def _certificate(self) -> dict[str, Any]:
         """Everything a verifier needs (:mod:`lpbn.certificate`): the clusters (bitsets, k), each
         node's branching decision and each evaluated node's λ, whose eq. 8 value bounds that
-        node; dominated candidates were dropped when ``prune``."""
+        node, and the reduced-cost fixings in the order they were applied (the root's own, then
+        the one from the root's final λ); dominated candidates were dropped when ``prune``."""
         state = self.state
+        fixings = self.root_fixings + ([] if self.fixing is None else [self.fixing.certificate()])
         return {"clusters": state.cbits.copy(), "k": state.ck.copy(), "nodes": self.tree_nodes,
                 "lambda": self.tree_lam, "candidates": "non-dominated" if self.opts.prune else "all",
-                "fixing": [f for f in self.root_fixings + [None if self.fixing is None else self.fixing.certificate()]
-                           if f is not None]}
+                "fixing": [f for f in fixings if f is not None]}

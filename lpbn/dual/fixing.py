@@ -16,9 +16,9 @@ score can leave the search: no DAG through it can improve on the incumbent.
 node's) and re-fixes cheaply whenever the incumbent improves; the branch and bound rebuilds
 its cache without the fixed candidates when enough of them go (a smaller LP, cheaper CD
 sweeps).  Any λ >= 0 will do, so the root also fixes from the λ of one of its own rounds
-once that removes most candidates, and goes on over the rest; each such fixing is one more
-entry of the certificate's chain.  The certificate records λ and the threshold, and ``lpbn verify`` recomputes the
-fixed set itself (:func:`lpbn.verify._fixing`).
+once that removes most candidates, and goes on over the rest.  The certificate records each
+fixing's λ and threshold, in order, and ``lpbn verify`` recomputes the fixed sets itself
+(:func:`lpbn.verify._fixing`).
 """
 
 from __future__ import annotations
