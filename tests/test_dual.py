@@ -11,11 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lpbn
+from lpbn.certificate import build_certificate
 from lpbn.lp.clusters import ClusterFamily
 from lpbn.dual.solver import root_relaxation
 from lpbn.dual.state import DualState
 from lpbn.formats import read_scores
 from lpbn.testing import random_cache
+from lpbn.verify import verify
 
 TOL = 1e-6
 
@@ -332,12 +334,31 @@ def test_kcluster_dual_bounds_and_lp(n, seed):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 10), seed=st.integers(0, 10_000), k_max=st.sampled_from([1, 2, 3]),
-       where=st.sampled_from(["root", "binding", "all"]))
-def test_kcluster_separation_stays_exact(n, seed, k_max, where):
+       where=st.sampled_from(["root", "binding", "all"]), rounds=st.sampled_from(["auto", "every", "stalled"]))
+def test_kcluster_separation_stays_exact(n, seed, k_max, where, rounds):
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     opt = optimum(cache)
-    r = lpbn.solve(cache, method="dual", k_max=k_max, kcluster_nodes=where)
+    r = lpbn.solve(cache, method="dual", k_max=k_max, kcluster_nodes=where, kcluster_rounds=rounds,
+                   certificate=True)
     assert r.status == "optimal" and rel(r.score, opt) <= TOL
+    rep = verify(cache, r, build_certificate(cache, r))
+    assert rep.bound_verified, rep.to_text()
+
+
+def test_kclusters_join_tailing_cluster_rounds(instances):
+    """kcluster_rounds="auto" adds k-clusters beside the clusters once the bound tails off:
+    three rounds that gained less than 1% of the gap (relax.KCLUSTER_TAIL_*)."""
+    from lpbn.dual.relax import _tailing
+    assert not _tailing([-90.0, -95.0], -96.0, -100.0)                # too few rounds
+    assert not _tailing([-80.0, -81.0, -82.0], -90.0, -100.0)         # 10 of a gap of 10
+    assert _tailing([-90.0, -90.01, -90.02], -90.03, -100.0)          # 0.03 of 9.97
+    assert not _tailing([-90.0, -90.0, -90.0], -90.0, -math.inf)      # no incumbent yet
+    cache = read_scores(instances / "anchors/gobnilp-bic3/nltcs.BIC.p3.jkl")
+    every = lpbn.solve(cache, method="dual", kcluster_rounds="every")
+    stalled = lpbn.solve(cache, method="dual", kcluster_rounds="stalled")
+    assert every.stats["kclusters"] > stalled.stats["kclusters"]
+    assert every.status == stalled.status == "optimal"
+    assert rel(every.score, stalled.score) <= TOL
 
 
 def test_bad_k_max_is_an_input_error():
@@ -444,7 +465,7 @@ def test_dual_options_are_documented_validated_and_listed():
     assert None not in (resolved.lp_polish, resolved.branching, resolved.primal_first,
                         resolved.root_tail_rounds, resolved.separation_batch, resolved.round_sweeps)
     for bad in ({"branching": "best"}, {"exact_separation": "some"}, {"k_max": 0},
-                {"kcluster_nodes": "x"}, {"round_sweeps": 0}, {"no_such_option": 1}):
+                {"kcluster_nodes": "x"}, {"kcluster_rounds": "often"}, {"round_sweeps": 0}, {"no_such_option": 1}):
         with pytest.raises(InputError):
             lpbn.solve(cache, method="dual", **bad)
     assert lpbn.solve(cache, method="dual", lp_polish=False).status == "optimal"

@@ -117,6 +117,7 @@ class BranchAndBound:
         if opts.grow_seeds is not None:
             state.grow_seeds = int(opts.grow_seeds)
         self.k_max = int(opts.k_max)
+        state.kcluster_rounds = opts.kcluster_rounds
         self.pseudo = Pseudocosts(opts.strong_reliable) if opts.strong_reliable > 0 else None
         self.stats: dict[str, Any] = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0,
                                       "decodes": 0, "max_depth": 0, "pruned_candidates": self.orig.m - cache.m,

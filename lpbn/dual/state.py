@@ -70,6 +70,7 @@ class DualState:
         self.primal_first = False             # with an LP point: primal + cycles each round
         self.k_max = 1                        # k-cluster separation up to this k (1: none)
         self.kcluster_growth = True           # k-clusters also by greedy growth (else binding clusters only)
+        self.kcluster_rounds = "stalled"      # k-clusters: "every" round, "stalled", or "auto" (also when tailing)
         self.max_new = 200                    # clusters added per separation round
         self.round_sweeps = 200               # CD sweeps per relaxation round (without the LP polish)
         if clusters is not None:
@@ -112,7 +113,7 @@ class DualState:
 
     #: settings and counters a restricted state carries over (see :meth:`restricted`)
     CARRIED = ("exact_separation", "subip_clusters", "separation_errors", "grow_seeds", "grow_skip_failed",
-               "primal_first", "k_max", "kcluster_growth", "max_new", "round_sweeps", "sweeps",
+               "primal_first", "k_max", "kcluster_growth", "kcluster_rounds", "max_new", "round_sweeps", "sweeps",
                "subgradient_steps")
 
     def restricted(self, keep: np.ndarray) -> DualState:
@@ -232,18 +233,22 @@ class DualState:
 
     # ------------------------------------------------------------------ separation (§5.3)
     def separate(self, *, max_new: int | None = None, grow: bool = True, deadline: float = math.inf,
-                 max_fw: int = 400) -> int:
+                 max_fw: int = 400, tailing: bool = False) -> int:
         """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
         then, if none, greedily grown clusters (eq. 20); at most ``max_new`` (default
-        ``self.max_new``).  Returns how many were added."""
+        ``self.max_new``).  With an LP point (``primal_first``), k-clusters up to ``k_max``
+        too: once no cluster is violated, and as ``kcluster_rounds`` says also beside them
+        (``"every"`` round, or ``"auto"``: when the caller's bound is ``tailing`` off).
+        Returns how many were added."""
         if max_new is None:
             max_new = self.max_new
         eta = self.eta
         if eta is not None and self.primal_first:
             added = self._separate_primal(max_new, deadline, subip=False)
             added += self._separate_cycles(max_new, max_fw)
-            if added == 0 and self.k_max >= 2:
-                added = self._separate_kclusters(eta, max_new)
+            with_clusters = self.kcluster_rounds == "every" or (self.kcluster_rounds == "auto" and tailing)
+            if self.k_max >= 2 and (added == 0 or with_clusters):
+                added += self._separate_kclusters(eta, max_new)
             if added == 0 and grow:
                 added = self._separate_grow(max_new, deadline)
             if added == 0 and self.exact_separation:
