@@ -85,7 +85,7 @@ class DualOptions:
         "When k-clusters are separated: 'every' round, beside the eq. 6 clusters; only once no "
         "eq. 6 cluster is violated ('stalled'; connect4 and accidents never get there: their "
         "root gaps at 90 s are 11.9% and 4.4% that way against 4.0% and 1.5%); 'auto': every "
-        "round once the cluster rounds tail off (lpbn.dual.relax.KCLUSTER_TAIL_ROUNDS), else "
+        "round once the cluster rounds tail off (lpbn.lp.separation.tailing_off), else "
         "'stalled' (the extra rows slow the small UCI caches' trees: wdbc 33 -> 48 s)."))
     kcluster_nodes: str = _opt("binding", (
         "k-clusters below the root: 'binding' (over the binding clusters only), 'all' (also by "

@@ -16,19 +16,13 @@ from typing import Callable
 import numpy as np
 
 from ..incumbent import Incumbent
+from ..lp.separation import tailing_off
 from ..signals import pending
 from .state import DualState
 
 #: CD sweeps in a node's first round before the exact polish (the polish re-optimises λ
 #: anyway); later rounds sweep once over the clusters separated in the previous round.
 POLISH_SWEEPS = 5
-#: ``kcluster_rounds="auto"``: k-clusters (Cussens et al. 2017) join the cluster rounds once the
-#: last KCLUSTER_TAIL_ROUNDS rounds lowered the bound by less than KCLUSTER_TAIL_GAIN times its
-#: gap (connect4, accidents: the cluster rounds never run dry, and their root gaps at 90 s were
-#: 11.9% and 4.4% without k-clusters beside them, 4.0% and 1.5% with).  Not every round: on the
-#: small UCI caches the extra rows slow the tree (wdbc 33 s -> 48 s with k-clusters every round).
-KCLUSTER_TAIL_ROUNDS = 3
-KCLUSTER_TAIL_GAIN = 0.01
 
 
 @dataclass
@@ -48,13 +42,6 @@ def past(deadline: float) -> bool:
 def closed(bound: float, best: float, tol: float) -> bool:
     """Bound meets the incumbent within ``tol`` relative (the B&B stopping rule)."""
     return bound <= best + tol * max(1.0, abs(best))
-
-
-def _tailing(bounds: list[float], best_v: float, best: float) -> bool:
-    """The cluster rounds tail off: the last KCLUSTER_TAIL_ROUNDS rounds lowered the bound by
-    less than KCLUSTER_TAIL_GAIN times its gap to the incumbent (k-clusters then join them)."""
-    return len(bounds) >= KCLUSTER_TAIL_ROUNDS and math.isfinite(best) and \
-        bounds[-KCLUSTER_TAIL_ROUNDS] - best_v < KCLUSTER_TAIL_GAIN * (best_v - best)
 
 
 def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float = 1e-9,
@@ -158,7 +145,7 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             # separate at the best λ so the gains refer to the bound we keep
             state.set_lambda(best_lam)
             new_from = state.K
-            added = state.separate(deadline=deadline, tailing=_tailing(bounds, best_v, inc.score))
+            added = state.separate(deadline=deadline, tailing=tailing_off(bounds + [best_v], inc.score))
             best_lam = state.lam.copy()
             st.added += added
         st.history.append((t, best_v, inc.score, state.K))

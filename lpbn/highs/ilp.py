@@ -33,12 +33,12 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
-from ..lp.cut_loop import cut_loop
+from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
 from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
-from ..lp.separation import grown_kclusters, incumbent_clusters, separate_kclusters
+from ..lp.separation import incumbent_clusters
 from ..result import OPTIMAL, SolveResult
 
 
@@ -72,11 +72,7 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
         if lp.status != "optimal":
             break
         on_lp(lp.value, lp.eta)
-        bits, ks = separate_kclusters(model.cache, lp.eta, model.clusters.bits, k_max)
-        new = model.add_kclusters(bits, ks)
-        for k in range(2, k_max + 1):
-            grown = grown_kclusters(model.cache, lp.eta, k)
-            new += model.add_kclusters(grown, np.full(len(grown), k))
+        new = add_kclusters(model, lp.eta, k_max)
         if not new:
             break
         added += new
@@ -295,8 +291,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     eta = None
     if root_cuts:
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                        subip_time=subip_time, on_bound=on_lp, zero_half=zero_half)
-        stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap,
+                        subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
+                        k_max=k_max, best=lambda: incumbent.score)
+        stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      root_bound=root.value,
                      root_complete=root.complete, subip_solves=root.subip.solves,

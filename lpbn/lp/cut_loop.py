@@ -16,7 +16,15 @@ import numpy as np
 
 from ..signals import pending
 from .exact_separation import SubIPStats, exact_clusters
-from .separation import VIOLATION_TOL, cheap_clusters, grown_clusters, separate_cycles
+from .separation import (
+    VIOLATION_TOL,
+    cheap_clusters,
+    grown_clusters,
+    grown_kclusters,
+    separate_cycles,
+    separate_kclusters,
+    tailing_off,
+)
 from .zero_half import MIN_VIOLATION, zero_half_cuts
 
 #: {0, 1/2}-cut passes with ``zero_half="slack"``: the zero-cost combinations first, then rows
@@ -25,6 +33,15 @@ from .zero_half import MIN_VIOLATION, zero_half_cuts
 ZERO_HALF_SLACKS = (0.0, 0.1, 0.25)
 #: a cut of the slack passes must be violated by at least this (the zero-cost ones by 1/2)
 ZERO_HALF_MIN_VIOLATION = 0.05
+def add_kclusters(model, eta: np.ndarray, k_max: int) -> int:
+    """Add the k-cluster rows (2 <= k <= k_max) violated at η over the model's clusters and by
+    greedy growth on the k-activity; how many were new."""
+    bits, ks = separate_kclusters(model.cache, eta, model.clusters.bits, k_max)
+    new = model.add_kclusters(bits, ks)
+    for k in range(2, k_max + 1):
+        grown = grown_kclusters(model.cache, eta, k)
+        new += model.add_kclusters(grown, np.full(len(grown), k))
+    return new
 
 @dataclass
 class CutLoopResult:
@@ -44,6 +61,7 @@ class CutLoopResult:
     cuts_cycle: int = 0
     cuts_grown: int = 0
     cuts_zero_half: int = 0
+    cuts_kcluster: int = 0
     subip: SubIPStats = field(default_factory=SubIPStats)
     seconds: float = 0.0
     values: list[float] = field(default_factory=list)
@@ -52,7 +70,7 @@ class CutLoopResult:
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
              subip_time: float | None = None, on_bound=None, grow: bool = True,
-             zero_half: bool | str = False) -> CutLoopResult:
+             zero_half: bool | str = False, k_max: int = 1, best=None) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -99,6 +117,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         cuts = cheap_clusters(model.cache, lp.eta, tol)
         added = model.add_clusters(np.array(cuts)) if cuts else 0
         res.cuts_cheap += added
+        if added and k_max >= 2 and best is not None and tailing_off(res.values, best()):
+            res.cuts_kcluster += add_kclusters(model, lp.eta, k_max)
         if added:
             continue
         if grow:

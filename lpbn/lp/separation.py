@@ -20,6 +20,8 @@ routines: the HiGHS ILP (:mod:`lpbn.highs`) and the dual's primal separation (:m
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import bitsets as bs
@@ -32,6 +34,20 @@ from .numpy_kernels import use_numpy
 VIOLATION_TOL = 1e-6
 #: η values at or below this are treated as zero in support graphs and the sub-IP.
 SUPPORT_TOL = 1e-9
+#: k-clusters (Cussens et al. 2017) join the cluster rounds once the last TAIL_ROUNDS rounds
+#: lowered the bound by less than TAIL_GAIN times its gap to the incumbent (connect4 and
+#: accidents find violated clusters for minutes: their 90-s dual root gaps were 11.9% and 4.4%
+#: with k-clusters only after the last cluster, 4.1% and 1.5% with them beside the tail).
+TAIL_ROUNDS = 3
+TAIL_GAIN = 0.01
+
+
+# ---------------------------------------------------------------------- when to separate what
+def tailing_off(values: list[float], best: float) -> bool:
+    """The bounds ``values`` (one per round, the current last) tail off against the incumbent
+    score ``best``: the last TAIL_ROUNDS rounds gained less than TAIL_GAIN of the gap."""
+    return len(values) > TAIL_ROUNDS and math.isfinite(best) and \
+        values[-1 - TAIL_ROUNDS] - values[-1] < TAIL_GAIN * (values[-1] - best)
 
 
 # ---------------------------------------------------------------------- support graph
