@@ -347,12 +347,13 @@ def test_kcluster_separation_stays_exact(n, seed, k_max, where, rounds):
 
 def test_kclusters_join_tailing_cluster_rounds(instances):
     """kcluster_rounds="auto" adds k-clusters beside the clusters once the bound tails off:
-    three rounds that gained less than 1% of the gap (lpbn.lp.separation.TAIL_*)."""
+    three rounds that gained less than 1% of a gap above 1% (lpbn.lp.separation.TAIL_*)."""
     from lpbn.lp.separation import tailing_off
     assert not tailing_off([-90.0, -95.0, -96.0], -100.0)                 # too few rounds
     assert not tailing_off([-80.0, -81.0, -82.0, -90.0], -100.0)          # 10 of a gap of 10
     assert tailing_off([-90.0, -90.01, -90.02, -90.03], -100.0)           # 0.03 of 9.97
     assert not tailing_off([-90.0, -90.0, -90.0, -90.0], -math.inf)       # no incumbent yet
+    assert not tailing_off([-99.5, -99.5, -99.5, -99.5], -100.0)          # a gap of 0.5%: branching's
     cache = read_scores(instances / "anchors/gobnilp-bic3/nltcs.BIC.p3.jkl")
     every = lpbn.solve(cache, method="dual", kcluster_rounds="every")
     stalled = lpbn.solve(cache, method="dual", kcluster_rounds="stalled")
