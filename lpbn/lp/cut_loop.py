@@ -33,15 +33,7 @@ from .zero_half import MIN_VIOLATION, zero_half_cuts
 ZERO_HALF_SLACKS = (0.0, 0.1, 0.25)
 #: a cut of the slack passes must be violated by at least this (the zero-cost ones by 1/2)
 ZERO_HALF_MIN_VIOLATION = 0.05
-def add_kclusters(model, eta: np.ndarray, k_max: int) -> int:
-    """Add the k-cluster rows (2 <= k <= k_max) violated at η over the model's clusters and by
-    greedy growth on the k-activity; how many were new."""
-    bits, ks = separate_kclusters(model.cache, eta, model.clusters.bits, k_max)
-    new = model.add_kclusters(bits, ks)
-    for k in range(2, k_max + 1):
-        grown = grown_kclusters(model.cache, eta, k)
-        new += model.add_kclusters(grown, np.full(len(grown), k))
-    return new
+
 
 @dataclass
 class CutLoopResult:
@@ -152,3 +144,14 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         break
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def add_kclusters(model, eta: np.ndarray, k_max: int) -> int:
+    """Add the k-cluster rows (2 <= k <= k_max) violated at η over the model's clusters and by
+    greedy growth on the k-activity; how many were new."""
+    bits, ks = separate_kclusters(model.cache, eta, model.clusters.bits, k_max)
+    new = model.add_kclusters(bits, ks)
+    for k in range(2, k_max + 1):
+        grown = grown_kclusters(model.cache, eta, k)
+        new += model.add_kclusters(grown, np.full(len(grown), k))
+    return new
