@@ -354,6 +354,17 @@ def test_kclusters_join_tailing_cluster_rounds(instances):
     assert tailing_off([-90.0, -90.01, -90.02, -90.03], -100.0)           # 0.03 of 9.97
     assert not tailing_off([-90.0, -90.0, -90.0, -90.0], -math.inf)       # no incumbent yet
     assert not tailing_off([-99.5, -99.5, -99.5, -99.5], -100.0)          # a gap of 0.5%: branching's
+    from lpbn.lp.separation import TailBackoff
+    b = TailBackoff()
+    pattern = []
+    for found in (0, 0, 0, 5, 0):
+        while not b.due():
+            pattern.append("skip")
+        pattern.append("try")
+        b.found(found)
+    # nothing, skip 1; nothing, skip 2; nothing, skip 4; rows found: try at once; nothing, skip 1
+    assert pattern == ["try", "skip", "try", "skip", "skip", "try"] + ["skip"] * 4 + ["try", "try"]
+    assert not b.due() and b.due()
     cache = read_scores(instances / "anchors/gobnilp-bic3/nltcs.BIC.p3.jkl")
     every = lpbn.solve(cache, method="dual", kcluster_rounds="every")
     stalled = lpbn.solve(cache, method="dual", kcluster_rounds="stalled")

@@ -71,6 +71,7 @@ class DualState:
         self.k_max = 1                        # k-cluster separation up to this k (1: none)
         self.kcluster_growth = True           # k-clusters also by greedy growth (else binding clusters only)
         self.kcluster_rounds = "stalled"      # k-clusters: "every" round, "stalled", or "auto" (also when tailing)
+        self.kcluster_backoff = None          # TailBackoff of the "auto" attempts (created at the first)
         self.max_new = 200                    # clusters added per separation round
         self.round_sweeps = 200               # CD sweeps per relaxation round (without the LP polish)
         if clusters is not None:
@@ -246,9 +247,11 @@ class DualState:
         if eta is not None and self.primal_first:
             added = self._separate_primal(max_new, deadline, subip=False)
             added += self._separate_cycles(max_new, max_fw)
-            with_clusters = self.kcluster_rounds == "every" or (self.kcluster_rounds == "auto" and tailing)
-            if self.k_max >= 2 and (added == 0 or with_clusters):
-                added += self._separate_kclusters(eta, max_new)
+            if self.k_max >= 2 and (added == 0 or self._kclusters_beside(tailing)):
+                found = self._separate_kclusters(eta, max_new)
+                if added and self.kcluster_rounds == "auto":
+                    self.kcluster_backoff.found(found)
+                added += found
             if added == 0 and grow:
                 added = self._separate_grow(max_new, deadline)
             if added == 0 and self.exact_separation:
@@ -261,6 +264,19 @@ class DualState:
         if added == 0 and self.eta is not None:
             added = self._separate_primal(max_new, deadline)
         return added
+
+    def _kclusters_beside(self, tailing: bool) -> bool:
+        """Separate k-clusters in a round that found clusters: every round (``"every"``), or with
+        ``"auto"`` when the bound is ``tailing`` off and the back-off
+        (:class:`lpbn.lp.separation.TailBackoff`) allows."""
+        if self.kcluster_rounds == "every":
+            return True
+        if self.kcluster_rounds != "auto" or not tailing:
+            return False
+        if self.kcluster_backoff is None:
+            from ..lp.separation import TailBackoff
+            self.kcluster_backoff = TailBackoff()
+        return self.kcluster_backoff.due()
 
     def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6,
                          subip: bool = True) -> int:

@@ -24,6 +24,7 @@ from .separation import (
     separate_cycles,
     separate_kclusters,
     tailing_off,
+    TailBackoff,
 )
 from .zero_half import MIN_VIOLATION, zero_half_cuts
 
@@ -84,6 +85,7 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - t0))
 
     res = CutLoopResult(math.inf, None, "optimal", False)
+    backoff = TailBackoff()
     while True:
         if pending() is not None:        # a stop request (SIGINT/SIGTERM, lpbn.signals)
             res.status = "interrupted"
@@ -109,8 +111,10 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         cuts = cheap_clusters(model.cache, lp.eta, tol)
         added = model.add_clusters(np.array(cuts)) if cuts else 0
         res.cuts_cheap += added
-        if added and k_max >= 2 and best is not None and tailing_off(res.values, best()):
-            res.cuts_kcluster += add_kclusters(model, lp.eta, k_max)
+        if added and k_max >= 2 and best is not None and tailing_off(res.values, best()) and backoff.due():
+            new = add_kclusters(model, lp.eta, k_max)
+            backoff.found(new)
+            res.cuts_kcluster += new
         if added:
             continue
         if grow:
