@@ -18,13 +18,13 @@ from ..signals import pending
 from .exact_separation import SubIPStats, exact_clusters
 from .separation import (
     VIOLATION_TOL,
+    TailBackoff,
     cheap_clusters,
     grown_clusters,
     grown_kclusters,
     separate_cycles,
     separate_kclusters,
     tailing_off,
-    TailBackoff,
 )
 from .zero_half import MIN_VIOLATION, zero_half_cuts
 
