@@ -84,9 +84,10 @@ class DualOptions:
     kcluster_rounds: str = _opt("auto", (
         "When k-clusters are separated: 'every' round, beside the eq. 6 clusters; only once no "
         "eq. 6 cluster is violated ('stalled'; connect4 and accidents never get there: their "
-        "root gaps at 90 s are 11.9% and 4.4% that way against 4.0% and 1.5%); 'auto': every "
-        "round once the cluster rounds tail off (lpbn.lp.separation.tailing_off), else "
-        "'stalled' (the extra rows slow the small UCI caches' trees: wdbc 33 -> 48 s)."))
+        "root gaps at 90 s are 11.9% and 4.4% that way against 4.0% and 1.5%); 'auto': beside "
+        "them once the cluster rounds tail off with a gap above 1% (lpbn.lp.separation."
+        "tailing_off; after an empty attempt the next 1, 2, 4, ... such rounds skip it), else "
+        "'stalled' (every round slows the small UCI caches' trees: wdbc 33 -> 48 s)."))
     kcluster_nodes: str = _opt("binding", (
         "k-clusters below the root: 'binding' (over the binding clusters only), 'all' (also by "
         "greedy growth) or 'root' (not at all); found ones stay in the LP everywhere."))
