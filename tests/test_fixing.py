@@ -91,9 +91,10 @@ def test_fixing_certificate_is_checked(instances):
 
 
 def test_fixing_inside_the_root_chains_in_the_certificate(instances):
-    """nltcs: the root fixes twice from intermediate λ (each time more than
-    ROOT_FIXING_FRACTION of the candidates); the certificate lists the fixings in order and
-    verifies, and a raised threshold in the first one is caught."""
+    """nltcs: the root fixes from an intermediate λ (more than ROOT_FIXING_FRACTION of the
+    candidates) and again from its final λ; the certificate lists the fixings in order and
+    verifies, a raised threshold in the first one is caught, and the one-object form of older
+    certificates is still read."""
     cache = lpbn.read_scores(instances / ANCHORS / "nltcs.BIC.p3.jkl")
     res = lpbn.solve(cache, method="dual", certificate=True)
     assert res.status == "optimal" and res.stats["root_fixings"] >= 1

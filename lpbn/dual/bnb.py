@@ -394,9 +394,7 @@ class BranchAndBound:
         fx, keep = self.fix_due
         self.fix_due = None
         self.root_fixings.append(fx.certificate())
-        self.fixing = fx
         self._rebuild(keep)
-        self.fixing = None
         self.rebuilt_away += int(np.count_nonzero(~keep))
         self.stats["fixed_candidates"] = self.rebuilt_away
         self.stats["root_fixings"] = len(self.root_fixings)
@@ -409,7 +407,8 @@ class BranchAndBound:
         to_new[~keep] = -1
         self.state = self.state.restricted(keep)
         self.cache = self.state.cache
-        self.fixing.remap(keep)
+        if self.fixing is not None:      # the root's own fixings are done with once applied
+            self.fixing.remap(keep)
         self.keep = None
         self.base_to_cur = to_new if self.base_to_cur is None else \
             np.where(self.base_to_cur >= 0, to_new[np.maximum(self.base_to_cur, 0)], -1)

@@ -304,8 +304,9 @@ class DualState:
         """k-cluster constraints (2 <= k <= ``k_max``) violated at the LP point η, over the
         binding eq. 6 clusters (λ_C > 0) and by greedy growth on the k-activity — the routines of the
         HiGHS loop (:func:`lpbn.lp.separation.separate_kclusters`, ``grown_kclusters``).
-        Only called when no eq. 6 cluster is violated: they tighten the LP beyond the paper's
-        cluster relaxation (Cussens et al. 2017) and stay valid for every DAG."""
+        Called once no eq. 6 cluster is violated, or beside them as ``kcluster_rounds`` says
+        (:meth:`separate`): they tighten the LP beyond the paper's cluster relaxation (Cussens
+        et al. 2017) and stay valid for every DAG."""
         from ..lp.separation import grown_kclusters, separate_kclusters
         if eta is None or not np.any(eta > 1e-9):
             return 0
