@@ -20,17 +20,19 @@ reduced-cost fixing from the root's λ (``fixing``, :mod:`lpbn.dual.fixing`).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import math
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 
 from ..cache import ScoreCache
 from ..control import SolveControl
-from ..errors import InputError
+from ..errors import InputError, LpbnWarning
 from ..incumbent import Incumbent, dag_of
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
@@ -46,6 +48,7 @@ from .branching import (
 from .fixing import RootFixing
 from .incumbent import OrderSearch, dag_order
 from .options import DualOptions
+from .parallel import SubtreeExchange, can_fork, second_best, stop_code
 from .polish import polish
 from .relax import closed, relax
 from .state import DualState
@@ -125,7 +128,7 @@ class BranchAndBound:
         self.heap: list[Node] = []
         self.seq = itertools.count()
         self.pruned = -math.inf          # largest bound of a node discarded as closed (<= best + tol)
-        self.inc = Incumbent(on_improve=lambda score: control.improved(best=score, nodes=self.stats["nodes"]))
+        self.inc = Incumbent(on_improve=self._improved)
         # certificate tree: id -> (parent id, (i, row bytes, v) or None); evaluated nodes' λ
         self.tree_nodes: dict[int, tuple] = {0: (None, None)}
         self.tree_lam: dict[int, np.ndarray] = {}
@@ -153,6 +156,12 @@ class BranchAndBound:
         self.root_fixings: list[dict[str, Any]] = []
         self.fix_due: tuple[RootFixing, np.ndarray] | None = None
         self.in_root = False
+        # parallel subtrees (lpbn.dual.parallel): forked after the root when workers > 1
+        self.workers = 1 if opts.certificate or not can_fork() else int(opts.workers)
+        self.first_cache = cache
+        self.exchange: SubtreeExchange | None = None
+        self.shared_best: tuple[float, np.ndarray] | None = None   # a better DAG this cache lacks
+        self.at_fork: dict[str, int] = {}
 
     # ------------------------------------------------------------------ driver
     def run(self) -> SolveResult:
@@ -160,6 +169,8 @@ class BranchAndBound:
         the best DAG, the global upper bound and, with ``certificate``, the tree that proves it."""
         self._start()
         status = self._search()
+        if self.exchange is not None:
+            status = self._join_workers(status)
         return self._result(status)
 
     def _start(self) -> None:
@@ -183,9 +194,17 @@ class BranchAndBound:
                                        np.zeros(0), 0))
 
     def _search(self) -> str:
-        """Best-first: pop the open node with the highest bound until none is left (§6)."""
+        """Best-first: pop the open node with the highest bound until none is left (§6); with
+        parallel workers, until none is left anywhere (:mod:`lpbn.dual.parallel`)."""
         control, inc, feed = self.control, self.inc, self.opts.incumbent_feed
-        while self.heap:
+        while True:
+            if not self.heap:
+                if self.exchange is None:
+                    return OPTIMAL
+                node, status = self._wait_for_work()
+                if node is None:
+                    return status
+                heapq.heappush(self.heap, node)
             stop = control.should_stop(nodes=self.stats["nodes"])
             if stop:
                 return stop
@@ -193,19 +212,141 @@ class BranchAndBound:
                 fed = self._current_choice(feed())
                 if fed is not None:
                     inc.offer(fed, float(self.cache.scores[fed].sum()))
+            if self.exchange is not None:
+                self._exchange()
             self._refix()
             node = heapq.heappop(self.heap)
             if self._closed(node.bound):
                 continue
+            self._publish(node.bound)
             status = self._process(node)
+            self._publish()
             if status is not None:
                 return status
-        return OPTIMAL
+            if self.exchange is None and self.workers > 1 and self.heap and not self.at_fork:
+                self._fork()
+
+    # ------------------------------------------------------------------ parallel subtrees
+    def _improved(self, score: float) -> None:
+        """The incumbent improved: report it, and share it with the other workers."""
+        self.control.improved(best=score, nodes=self.stats["nodes"])
+        if self.exchange is not None and self.inc.choice is not None:
+            self.exchange.publish(score, self._base_choice(self.inc.choice))
+
+    def _base_choice(self, choice: np.ndarray) -> np.ndarray:
+        """A choice over the current cache as one over the first (undoing rebuilds)."""
+        if self.base_to_cur is None:
+            return np.asarray(choice, dtype=np.int64)
+        return np.flatnonzero(self.base_to_cur >= 0)[choice]
+
+    def _take_shared(self) -> None:
+        """Offer the DAG another worker shared (kept aside if this cache no longer has it)."""
+        got = self.exchange.take()
+        if got is None or not got[0] > self.inc.score:
+            return
+        cur = self._current_choice(got[1])
+        if cur is not None:
+            self.inc.offer(cur, got[0])
+        elif self.shared_best is None or got[0] > self.shared_best[0]:
+            self.shared_best = got
+
+    def _publish(self, node_bound: float = -math.inf) -> None:
+        """Publish the highest bound this worker holds (open nodes, pruned, the node in hand)."""
+        if self.exchange is not None:
+            top = self.heap[0].bound if self.heap else -math.inf
+            self.exchange.set_bound(max(node_bound, top, self.pruned))
+
+    def _exchange(self) -> None:
+        """Between nodes: take the shared incumbent, hand the second-best node to an idle worker."""
+        ex = self.exchange
+        self._take_shared()
+        w = ex.hungry()
+        if w is not None and len(self.heap) >= 2:
+            node = second_best(self.heap)
+            if ex.give(w, node, self.state):
+                self.stats["nodes_given"] = self.stats.get("nodes_given", 0) + 1
+            else:
+                heapq.heappush(self.heap, node)
+            self._publish()
+
+    def _wait_for_work(self) -> tuple[Node | None, str]:
+        """Idle: wait for a node from another worker; (None, status) when the search is over
+        everywhere (``"optimal"``) or stopped."""
+        ex, control = self.exchange, self.control
+        ex.go_idle(self.pruned)
+        while True:
+            stop = control.should_stop()
+            if stop:
+                ex.request_stop(stop_code(stop))
+                return None, stop
+            node = ex.receive(self.state, next(self.seq), self.pruned)
+            if node is not None:
+                self.stats["nodes_received"] = self.stats.get("nodes_received", 0) + 1
+                return node, ""
+            self._take_shared()
+            if ex.finished():
+                return None, OPTIMAL
+            if ex.me == 0:
+                control.improved(bound=self.global_bound())
+                if ex.lost_worker():
+                    ex.request_stop(stop_code("interrupted"))
+
+    def _fork(self) -> None:
+        """After the root: fork ``workers - 1`` processes that search beside this one."""
+        ex = SubtreeExchange(self.workers, self.cache.n, self.state.K)
+        self.exchange = ex
+        self.at_fork = {"nodes": self.stats["nodes"], "iterations": self.state.sweeps}
+        if self.inc.choice is not None:
+            ex.publish(self.inc.score, self._base_choice(self.inc.choice))
+        watch = self.control.watch
+        self.control.watch = lambda: ex.watch() or (watch() if watch is not None else None)
+        ex.start(self._worker)
+        self._publish()
+
+    def _worker(self, w: int) -> dict[str, Any]:
+        """The search of forked worker ``w`` (starts idle); its report for the first process."""
+        control = self.control
+        control.callback, control.progress, control.lender = None, False, None
+        control.watch = self.exchange.watch
+        self.opts = dataclasses.replace(self.opts, on_sweep=None, incumbent_feed=None)
+        if self.searcher is not None:
+            self.searcher.rng = np.random.default_rng([int(self.opts.seed), w])
+        self.heap = []
+        status = self._search()
+        if status != OPTIMAL:
+            self.exchange.request_stop(stop_code(status))
+        held = max([self.pruned] + [nd.bound for nd in self.heap])
+        self.exchange.set_bound(held)
+        return {"worker": w, "status": status, "bound": held, "score": self.inc.score,
+                "nodes": self.stats["nodes"] - self.at_fork["nodes"],
+                "iterations": self.state.sweeps - self.at_fork["iterations"]}
+
+    def _join_workers(self, status: str) -> str:
+        """End the parallel search: stop the workers unless it is over, collect their reports,
+        take the best shared DAG; the status is optimal only when every node was searched."""
+        ex = self.exchange
+        if status != OPTIMAL:
+            ex.request_stop(stop_code(status))
+        reports = ex.collect()
+        self._take_shared()
+        errors = [r for r in reports if "error" in r]
+        mine = self.stats["nodes"] - self.at_fork["nodes"]
+        self.stats["workers"] = self.workers
+        self.stats["worker_nodes"] = [mine] + [int(r.get("nodes", 0)) for r in reports]
+        self.stats["nodes"] += sum(int(r.get("nodes", 0)) for r in reports)
+        self.stats["iterations_workers"] = sum(int(r.get("iterations", 0)) for r in reports)
+        if errors:          # optimal still stands when it does: every node was searched
+            self.stats["worker_errors"] = [f"worker {r['worker']}: {r['error']}" for r in errors]
+            warnings.warn(f"method 'dual': {'; '.join(self.stats['worker_errors'])} (status {status}, "
+                          "the bound stays valid)", LpbnWarning, stacklevel=2)
+        return status
 
     # ------------------------------------------------------------------ bounds
     def global_bound(self, node_bound: float = -math.inf) -> float:
-        """Upper bound on every DAG: the open nodes, the pruned ones and the incumbent."""
-        return max([node_bound, self.pruned, self.inc.score] + [nd.bound for nd in self.heap])
+        """Upper bound on every DAG: the open nodes, the pruned ones and the incumbent (and the
+        other workers' open nodes, in parallel)."""
+        held = -math.inf if self.exchange is None else self.exchange.others_bound()
+        return max([node_bound, held, self.pruned, self.inc.score] + [nd.bound for nd in self.heap])
 
     def _closed(self, value: float) -> bool:
         """Prune a bound that meets the incumbent (within ``tolerance``), keeping it in the
@@ -521,6 +662,8 @@ class BranchAndBound:
                      lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
         dag = None if inc.choice is None else dag_of(cache, inc.choice)
         score = inc.score
+        if self.shared_best is not None and self.shared_best[0] > score:     # another worker's DAG
+            dag, score = dag_of(self.first_cache, self.shared_best[1]), self.shared_best[0]
         if dag is not None:
             score = float(self.orig.dag_score(dag.parents)) if self.orig is not cache else score
             final_bound = max(final_bound, score)   # summation-order rounding only

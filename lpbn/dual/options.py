@@ -119,6 +119,11 @@ class DualOptions:
     on_sweep: Callable[[dict[str, Any]], None] | None = _opt(None, (
         "Called after every CD sweep with {'node_bound', 'bound', 'best', 'nodes'}, where "
         "'bound' is the global upper bound."))
+    workers: int = _opt(1, (
+        "Processes searching the tree (lpbn.dual.parallel): after the root, workers - 1 forked "
+        "processes take open nodes as they run dry, sharing the incumbent; the optimal score is "
+        "the serial one (which optimal DAG is returned may differ).  Linux only; with "
+        "certificate the search stays serial."))
     certificate: bool = _opt(False, (
         "Record the branch-and-bound tree (each node's branching decision and certified λ) in "
         "result.extra['certificate_tree'] for lpbn.certificate / lpbn.verify."))
@@ -146,6 +151,8 @@ class DualOptions:
             k_ok = False
         if not k_ok:
             raise InputError(f"method 'dual': k_max must be between 1 and {MAX_K}, got {self.k_max!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or not 1 <= self.workers <= 64:
+            raise bad("workers", "an integer between 1 and 64")
         for name in ("separation_batch", "round_sweeps"):
             v = getattr(self, name)
             if v is not None and int(v) < 1:
