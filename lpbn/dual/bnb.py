@@ -168,7 +168,13 @@ class BranchAndBound:
         """Search until the gap closes (``"optimal"``) or the control stops it; the result holds
         the best DAG, the global upper bound and, with ``certificate``, the tree that proves it."""
         self._start()
-        status = self._search()
+        try:
+            status = self._search()
+        except BaseException:
+            if self.exchange is not None:        # no worker outlives a failed search
+                self.exchange.request_stop(stop_code("interrupted"))
+                self.exchange.collect()
+            raise
         if self.exchange is not None:
             status = self._join_workers(status)
         return self._result(status)
