@@ -193,6 +193,7 @@ CASES = [
     # method, instance, signal, extra arguments, wait for a child process
     ("dp", ANCHORS / "mushroom.BIC.p3.jkl", signal.SIGINT, [], False),
     ("dual", SOYBEAN, signal.SIGTERM, [], False),
+    ("dual", SOYBEAN, signal.SIGINT, ["--option", "workers=2"], True),             # forked subtree worker
     ("highs", SOYBEAN, signal.SIGINT, [], False),
     ("highs", SOYBEAN, signal.SIGTERM, [], False),
     ("pulp-cbc", SOYBEAN, signal.SIGTERM, ["--option", "root_cuts=false"], True),   # in CBC
@@ -206,7 +207,8 @@ CASES = [
 
 
 @pytest.mark.parametrize("method,path,sig,extra,child", CASES,
-                         ids=[f"{c[0]}-{signal.Signals(c[2]).name}" for c in CASES])
+                         ids=[f"{c[0]}-{signal.Signals(c[2]).name}" + ("-workers" if "workers=2" in c[3] else "")
+                              for c in CASES])
 def test_cli_solve_interrupted_writes_result(tmp_path, method, path, sig, extra, child):
     tmp = tmp_path / "bfbnb-tmp"
     out = tmp_path / "out.json"
