@@ -205,6 +205,25 @@ def test_order_search_improves_on_decoded_order():
     assert rel(sc, optimum(cache)) <= TOL or sc < optimum(cache)
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 16), seed=st.integers(0, 10_000), density=st.sampled_from([0.4, 0.9]),
+       climbs=st.sampled_from([0, 20]))
+def test_order_search_answers_the_acyclic_selection_of_its_best_order(n, seed, density, climbs):
+    """The incumbent search returns the ASOBS DAG of its best order (Scanagatta et al. 2015,
+    Theorem 3): acyclic, scored exactly, and never below the order's OBS DAG (from one random
+    start, the ASOBS DAG is often strictly better: 10 of 30 random caches of 20 variables)."""
+    from lpbn.dual.incumbent import OrderSearch
+    cache = random_cache(n, seed=seed, max_parents=3, density=density)
+    search = OrderSearch(cache, seed=seed)
+    ch, sc = search.run(climbs, [np.random.default_rng(seed).permutation(n)])
+    _, obs_score = cache.best_for_order(search.best_order)
+    assert sc >= obs_score - 1e-9 * max(1.0, abs(obs_score))
+    parents = [cache.parents(int(j)) for j in ch]
+    assert lpbn.DAG(cache.names, parents).is_acyclic()
+    assert rel(sc, cache.dag_score(parents)) <= 1e-12
+    assert sc <= optimum(cache) + TOL * max(1.0, abs(sc))
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 12), seed=st.integers(0, 10_000), noise=st.booleans())
 def test_incremental_growth_matches_reference(n, seed, noise):

@@ -42,6 +42,7 @@ class OrderSearch:
         self.seconds = 0.0
         self.climbs = 0
         self.perturb_climbs = 0
+        self._ws = None                      # ASOBS decoding of the best order (made when first used)
 
     def on_cache(self, cache: ScoreCache) -> OrderSearch:
         """The same search (RNG, best order, counters) over another cache of the same
@@ -102,7 +103,19 @@ class OrderSearch:
         if self.best_order is None:
             return None
         choice, total = self.cache.best_for_order(self.best_order)
-        return choice, float(total)
+        lifted, score = self._acyclic_selection(self.best_order)
+        return (lifted, score) if score > total else (choice, float(total))
+
+    def _acyclic_selection(self, order: np.ndarray) -> tuple[np.ndarray, float]:
+        """The ASOBS DAG of ``order`` (Scanagatta et al. 2015, §4, Theorem 3: each variable also
+        takes a parent set with later variables when that adds no cycle, so it scores at least
+        the order's OBS DAG), with its exact score."""
+        if self._ws is None:
+            from ..ordering.workspace import Workspace
+            self._ws = Workspace(self.cache)
+        choice = np.empty(self.n, dtype=np.int64)
+        self._ws.decode_asobs(np.asarray(order, dtype=np.int64), choice)
+        return choice, self._ws.total(choice)
 
 
 def dag_order(cache: ScoreCache, choice: np.ndarray) -> np.ndarray | None:
