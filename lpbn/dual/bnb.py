@@ -294,7 +294,7 @@ class BranchAndBound:
                 return None, OPTIMAL
             if ex.me == 0:
                 control.improved(bound=self.global_bound())
-                if ex.lost_worker():
+                if ex.lost_worker() and not ex.finished():      # it may have ended as it finished
                     ex.request_stop(stop_code("interrupted"))
 
     def _fork(self) -> None:

@@ -1,7 +1,8 @@
 """Parallel subtrees of the dual branch and bound (``method="dual", workers=W``).
 
-Jaakkola et al. 2010, §6 split nodes into subtrees whose bounds are independent: any open node
-can be searched anywhere, as long as every process prunes against the best DAG found by any.
+The branching of Jaakkola et al. 2010, §6 splits the DAGs into subtrees that are bounded
+independently: any open node can be searched anywhere, as long as every process prunes against
+the best DAG found by any.
 After the root (serial: one LP), :class:`SubtreeExchange` forks ``W - 1`` workers; each runs the
 same best-first loop (:meth:`lpbn.dual.bnb.BranchAndBound._search`) over its own open nodes, with
 its own copy of the state (clusters, λ, LP), and they share
@@ -31,6 +32,7 @@ import heapq
 import math
 import os
 import queue
+import sys
 import time
 from typing import Any
 
@@ -56,7 +58,6 @@ def stop_reason(code: int) -> str | None:
 
 
 def can_fork() -> bool:
-    import sys
     return sys.platform.startswith("linux")
 
 
@@ -109,13 +110,16 @@ class SubtreeExchange:
         self.bound[self.me] = value
 
     def others_bound(self) -> float:
-        """Highest bound held by the other processes or in transit."""
+        """Highest bound held by the other processes or in transit.  Read under the lock: a
+        node's bound moves between a slot and a process's published bound inside the lock
+        (:meth:`give`, :meth:`receive`), so a reader never misses it on the way."""
         out = -math.inf
-        for w in range(self.W):
-            if w != self.me:
-                out = max(out, self.bound[w])
-            if self.slot_busy[w]:
-                out = max(out, self.slot_bound[w])
+        with self.lock:
+            for w in range(self.W):
+                if w != self.me:
+                    out = max(out, self.bound[w])
+                if self.slot_busy[w]:
+                    out = max(out, self.slot_bound[w])
         return out
 
     # ------------------------------------------------------------------ work
@@ -236,10 +240,6 @@ class SubtreeExchange:
         for q in self.queues:
             q.cancel_join_thread()
         return [got.get(w, {"worker": w, "error": "no report"}) for w in range(1, self.W)]
-
-    def held_bound(self) -> float:
-        """After the workers ended: the highest bound they published or left in transit."""
-        return self.others_bound()
 
 
 def second_best(heap: list[Node]) -> Node | None:
