@@ -54,13 +54,18 @@ def test_two_workers_share_the_tree_of_a_real_cache(instances, known_optima):
     assert len(nodes) == 2 and min(nodes) >= 1                # both searched part of the tree
 
 
-def test_time_limit_stops_every_worker_with_a_valid_bound(instances):
-    cache = read_scores(instances / "anchors/gobnilp-bic3/steel.BIC.p3.jkl")
-    opt = -18951.25844026          # results/uci-bic3/auto (bfbnb, consistent with dp)
+def test_time_limit_stops_every_worker_with_a_valid_bound(instances, known_optima):
+    """soybean: the root ends after a few seconds, the two workers share the tree, and the time
+    limit stops both with the bound of the nodes they still hold."""
+    key = "anchors/gobnilp-bic3/soybean.BIC.p3.jkl"
+    opt = known_optima["gobnilp_bic3"][key]["optimum"]
+    cache = read_scores(instances / key)
     r = lpbn.solve(cache, method="dual", workers=2, time_limit=12)
     assert r.status in ("time_limit", "optimal")
     assert r.dag is not None and r.dag.is_acyclic()
     assert r.score <= opt + TOL * abs(opt) <= r.upper_bound + 2 * TOL * abs(opt)
+    if r.status == "time_limit":
+        assert "worker_nodes" in r.stats and "worker_errors" not in r.stats
 
 
 def test_node_limit_and_gap_limit_in_parallel():
