@@ -95,6 +95,29 @@ def test_highs_with_and_without_the_cuts_agrees_with_the_dp(n, seed):
         assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
 
 
+@settings(max_examples=15, deadline=None)
+@given(st.integers(5, 11), st.integers(0, 10**6), st.sampled_from([True, "slack"]))
+def test_cuts_beside_tailing_cluster_rounds_keep_the_bound_valid(n, seed, zero_half):
+    """The cut loop adds {0, 1/2}-cuts beside the clusters when the rounds tail off (forced
+    here in every round): the LP value stays above the optimum and the cuts are counted."""
+    import lpbn.lp.cut_loop as loop
+    cache = random_cache(n, seed=seed, density=0.6)
+    want = lpbn.solve(cache, "dp").score
+    saved = loop.tailing_off
+    loop.tailing_off = lambda values, best: True
+    try:
+        model = EtaLP(cache)
+        res = cut_loop(model, exact=True, zero_half=zero_half, k_max=3, best=lambda: want)
+    finally:
+        loop.tailing_off = saved
+    assert res.status == "optimal"
+    assert res.value >= want - 1e-6 * max(1.0, abs(want))
+    assert res.cuts_zero_half == model.row_kind.count("zerohalf")
+    choice = cache.indices_of(lpbn.solve(cache, "dp").dag.parents)
+    for cols, coef, rhs in model.cuts:     # every cut holds at the optimal DAG
+        assert float(coef[np.isin(cols, choice)].sum()) <= rhs + 1e-9
+
+
 def test_highs_rejects_a_bad_zero_half_option():
     with pytest.raises(lpbn.InputError, match="zero_half"):
         lpbn.solve(random_cache(5, seed=1), "highs", zero_half="sometimes")
