@@ -9,7 +9,11 @@ time budget on two things (one after the other on one core; side by side on two,
 2. **bound** (the rest): the Jaakkola et al. 2010 cluster LP solved in the dual
    (:mod:`lpbn.dual`), with the search's DAG as its incumbent, gives a valid upper bound on
    every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
-   and bound may even close the gap, and the status becomes ``optimal``.
+   and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
+   takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`): its root cut loop adds
+   {0, 1/2}-Chvátal–Gomory cuts beside the cluster rows once they tail off, which the dual's
+   coordinate descent has no room for; ``"auto"`` (default) takes it up to
+   :data:`HIGHS_BOUND_MAX_N` variables, where it was measured to be at least as tight.
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
 run side by side instead, each for the whole time: the dual in a forked process (which shares
@@ -48,22 +52,36 @@ SEARCH_SHARE = 0.5
 #: Above this many variables the dual runs without its own ordering local search (the
 #: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
 DUAL_LOCAL_SEARCH_MAX_N = 1000
-BOUNDS = ("dual", "trivial")
+#: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP, whose root
+#: cut loop adds {0, 1/2}-cuts beside tailing cluster rounds (:mod:`lpbn.lp.cut_loop`)
+LP_BOUNDS = ("dual", "highs")
+BOUNDS = LP_BOUNDS + ("auto", "trivial")
+#: ``bound="auto"`` (the default) takes the HiGHS ILP up to this many variables, the dual beyond
+#: (or whenever ``dual_options`` are given).  Measured at 60 s on two cores, side by side with
+#: ASOBS, on the independence-selection caches of plants, baudio, jester, bnetflix, accidents
+#: and connect4 (69-126 variables, ~100,000 candidate sets): HiGHS 2.454 / 0.447 / 0.112 /
+#: 0.187 / 1.330 / 3.673% against the dual's 2.706 / 0.477 / 0.113 / 0.186 / 1.632 / 3.969%
+#: (results/scale/README.md, "{0, 1/2}-cuts").  Not measured between 126 and the few-hundred-
+#: variable caches where the dual's coordinate descent and its λ-based fixing were chosen.
+HIGHS_BOUND_MAX_N = 150
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
                   "trail"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
-                    bound: Any = "dual", dual_options: dict[str, Any] | None = None,
+                    bound: Any = "auto", dual_options: dict[str, Any] | None = None,
                     parallel: bool | None = None, **search_options: Any) -> SolveResult:
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window, trail), ``dual_options`` to the dual."""
+    kick, kicks, window, trail), ``dual_options`` to the bound's method (``bound``: ``"dual"``
+    or ``"highs"``)."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
                          f"function of the cache, got {bound!r}")
-    if not (isinstance(bound, str) and bound == "dual"):
+    if isinstance(bound, str) and bound == "auto":
+        bound = "highs" if cache.n <= HIGHS_BOUND_MAX_N and dual_options is None else "dual"
+    if not (isinstance(bound, str) and bound in LP_BOUNDS):
         return solve_ordering(cache, control, rule, bound=None if bound == "trivial" else bound, **search_options)
     try:
         share_ok = 0.0 < float(search_share) <= 1.0
@@ -72,14 +90,14 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     if not share_ok:
         raise InputError(f"method {rule!r}: search_share must be in (0, 1], got {search_share!r}")
     if dual_options is not None and not isinstance(dual_options, dict):
-        raise InputError(f"method {rule!r}: dual_options must be a dict of options of method 'dual'")
+        raise InputError(f"method {rule!r}: dual_options must be a dict of options of method {bound!r}")
     cache = cache.prune_dominated()
     trivial = trivial_bound(cache)
     control.improved(bound=trivial)
     if parallel is None:
         parallel = _can_fork() and _cores() >= 2
     if parallel and control.time_limit is not None and _can_fork():
-        return _solve_side_by_side(cache, control, rule, trivial, dual_options or {}, search_options)
+        return _solve_side_by_side(cache, control, rule, trivial, bound, dual_options or {}, search_options)
     search = _search(cache, control, rule, float(search_share), search_options)
     best_choice, best = search.choice, search.score
     control.improved(best=best)
@@ -89,7 +107,7 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     ub = trivial
     dual = None
     if relative_gap(best, ub) > control.tolerance and not _stopped(control):
-        dual = _bound(cache, control, search, float(search_share), dual_options or {})
+        dual = _bound(cache, control, search, float(search_share), bound, dual_options or {})
         ub = min(ub, dual.upper_bound)
         stats.update(dual=dual.stats, dual_score=dual.score, bound_seconds=dual.seconds,
                      dual_status=dual.status)
@@ -117,29 +135,41 @@ def _search(cache, control, rule, share, options, watch=None, feed=None):
     return ordering_search(cache, rule, control=sub, **options)
 
 
-def _bound(cache, control, search, share, options):
-    """The bound phase: the dual with the search's DAG as incumbent, for the time left (or,
-    without a time limit, the search's time scaled to the split)."""
-    from .dual.solver import solve_dual
+def _bound(cache, control, search, share, method, options):
+    """The bound phase: ``method`` (``"dual"``, with the search's DAG as incumbent, or
+    ``"highs"``) for the time left (or, without a time limit, the search's time scaled to the
+    split)."""
     if control.time_limit is not None:
         limit = control.remaining()
     else:
         limit = (search.stats.get("seconds") or 0.0) * (1.0 - share) / share if share < 1 else 0.0
         from . import warmup
-        if not warmup.is_warm("dual"):
-            # a budget scaled from the search's time must not go to compiling the dual's
+        if not warmup.is_warm(method):
+            # a budget scaled from the search's time must not go to compiling the bound's
             # kernels (fresh install: 30 s; wine's bound stopped at a 1.4% gap): compile first
-            warmup.compile_method("dual")
+            warmup.compile_method(method)
     sub = SolveControl(time_limit=max(limit, 0.0), gap_limit=control.gap_limit, tolerance=control.tolerance,
                        callback=lambda info: control.improved(best=info["best"], bound=info["bound"]),
                        progress=control.progress)
+    t0 = time.perf_counter()
+    res = _solve_bound(cache, sub, method, options, incumbent=search.dag(cache))
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _solve_bound(cache, control, method, options, incumbent=None, feed=None) -> SolveResult:
+    """Run the bound's method on the (pruned) cache: the dual with the search's DAG as its
+    incumbent (``incumbent``, or polled from ``feed``), or the HiGHS ILP."""
+    if method == "highs":
+        from .highs.ilp import solve_highs
+        return solve_highs(cache, control, prune=False, **options)
+    from .dual.solver import solve_dual
     opts = dict(options)
     if cache.n > DUAL_LOCAL_SEARCH_MAX_N:
         opts.setdefault("local_search", 0.0)
-    t0 = time.perf_counter()
-    res = solve_dual(cache, sub, prune=False, incumbent=search.dag(cache), **opts)
-    res.seconds = time.perf_counter() - t0
-    return res
+    if feed is not None:
+        opts["incumbent_feed"] = feed
+    return solve_dual(cache, control, prune=False, incumbent=incumbent, **opts)
 
 
 class _IncumbentSlot:
@@ -186,20 +216,17 @@ class _WatchedControl(SolveControl):
         return super().should_stop(nodes)
 
 
-def _solve_side_by_side(cache, control, rule, trivial, dual_options, search_options) -> SolveResult:
-    """Search here and the dual in a forked process, both for the whole time limit."""
+def _solve_side_by_side(cache, control, rule, trivial, method, options, search_options) -> SolveResult:
+    """Search here and the bound's ``method`` in a forked process, both for the whole time limit."""
     import multiprocessing as mp
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     feed = _IncumbentSlot(ctx, cache.n)
     done = ctx.Event()
-    opts = dict(dual_options)
-    if cache.n > DUAL_LOCAL_SEARCH_MAX_N:
-        opts.setdefault("local_search", 0.0)
     limit = control.remaining()
     started = control.elapsed()
-    child = ctx.Process(target=_dual_worker, args=(cache, limit, control.gap_limit, control.tolerance, opts, send,
-                                                   done, feed), daemon=True)
+    child = ctx.Process(target=_dual_worker, args=(cache, method, limit, control.gap_limit, control.tolerance,
+                                                   dict(options), send, done, feed), daemon=True)
     child.start()
     send.close()
     try:
@@ -212,7 +239,7 @@ def _solve_side_by_side(cache, control, rule, trivial, dual_options, search_opti
         _reap(child)
     stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": search.score,
                              "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
-                             "search_share": 1.0, "bound_method": "dual", "parallel": True}
+                             "search_share": 1.0, "bound_method": method, "parallel": True}
     best_choice, best, ub = search.choice, search.score, trivial
     if dual is not None:
         ub = min(ub, dual["upper_bound"])
@@ -251,15 +278,13 @@ class _Dual:
         self.status = status
 
 
-def _dual_worker(cache, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
-    """The forked dual: solve for ``limit`` seconds, taking the search's DAGs from ``feed`` as
-    incumbents, and send the result."""
-    from .dual.solver import solve_dual
-
+def _dual_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
+    """The forked bound: solve with ``method`` for ``limit`` seconds (the dual taking the
+    search's DAGs from ``feed`` as incumbents), and send the result."""
     try:
         t0 = time.perf_counter()
-        res = solve_dual(cache, SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance),
-                         prune=False, incumbent_feed=feed.take, **options)
+        res = _solve_bound(cache, SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance),
+                           method, options, feed=feed.take)
         choice = None if res.dag is None else cache.indices_of(res.dag.parents)
         out = {"status": res.status, "score": res.score, "upper_bound": res.upper_bound, "choice": choice,
                "stats": res.stats, "seconds": time.perf_counter() - t0, "trace": list(res.trace)}
@@ -358,9 +383,12 @@ class CertifiedOptions:
                           "chains in turn (never below OBS with half the restarts)"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
-        ("bound", "dual", "'dual' (the cluster LP bound), 'trivial', a number or a function of "
-                          "the cache giving a valid upper bound"),
-        ("dual_options", None, "options of the dual bound (see show_options('dual'))"),
+        ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
+                           "{0, 1/2}-cuts to the clusters), 'auto' (HiGHS up to HIGHS_BOUND_MAX_N = "
+                           f"{HIGHS_BOUND_MAX_N} variables, the dual beyond or with dual_options), "
+                           "'trivial', a number or a function of the cache giving a valid upper bound")),
+        ("dual_options", None, "options of the bound's method (see show_options('dual') or "
+                               "show_options('highs'))"),
         ("parallel", None, "search and dual side by side on two cores (None: when available)"),
     )
 

@@ -55,6 +55,21 @@ def test_side_by_side_with_dags_larger_than_a_pipe_buffer():
     assert r.upper_bound >= r.score and r.dag.is_acyclic()
 
 
+@pytest.mark.parametrize("parallel", [False, True])
+def test_highs_bound(parallel):
+    """bound="highs": the HiGHS ILP instead of the dual gives the bound (and closes small caches)."""
+    c = random_cache(9, seed=4, density=0.6)
+    opt = lpbn.solve(c, "dp").score
+    r = lpbn.solve(c, "asobs", bound="highs", time_limit=20, parallel=parallel, max_restarts=3)
+    assert r.stats["bound_method"] == "highs" and r.stats["dual_status"] == "optimal"
+    assert r.status == "optimal" and r.score == pytest.approx(opt)
+    big = random_sparse_cache(300, (20, 60), 4, seed=3)
+    r = lpbn.solve(big, "asobs", bound="highs", time_limit=3.0, parallel=parallel,
+                   dual_options={"zero_half": "slack"})
+    assert r.stats["bound_method"] == "highs" and r.stats["dual_status"] != "failed"
+    assert r.score <= r.upper_bound <= r.stats["trivial_bound"] and r.dag.is_acyclic()
+
+
 def test_without_time_limit_it_terminates_with_a_bound():
     c = random_sparse_cache(150, (20, 40), 4, seed=5)
     r = lpbn.solve(c, "asobs", max_restarts=3)
@@ -85,6 +100,7 @@ def test_dual_accepts_an_incumbent_dag():
     ({"search_share": 0.0}, "search_share"),
     ({"search_share": "x"}, "search_share"),
     ({"dual_options": 3}, "dual_options"),
+    ({"bound": "highs", "dual_options": {"k_max": 2, "nonsense": 1}}, "no option"),
     ({"nonsense": 1}, "unknown option"),
 ])
 def test_bad_options(kwargs, match):
