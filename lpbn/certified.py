@@ -12,8 +12,8 @@ time budget on two things (one after the other on one core; side by side on two,
    and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
    takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`): its root cut loop adds
    {0, 1/2}-Chvátal–Gomory cuts beside the cluster rows once they tail off, which the dual's
-   coordinate descent has no room for; ``"auto"`` (default) takes it up to
-   :data:`HIGHS_BOUND_MAX_N` variables, where it was measured to be at least as tight.
+   coordinate descent has no room for (tighter on accidents and connect4, looser on baudio;
+   see LP_BOUNDS).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
 run side by side instead, each for the whole time: the dual in a forked process (which shares
@@ -54,22 +54,18 @@ SEARCH_SHARE = 0.5
 DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP, whose root
 #: cut loop adds {0, 1/2}-cuts beside tailing cluster rounds (:mod:`lpbn.lp.cut_loop`)
+#: Measured at 60 s beside ASOBS on the same explored caches (results/scale/bounds): HiGHS is
+#: tighter on bnetflix, accidents and connect4 (0.248 / 1.250 / 3.022% against 0.363 / 1.655 /
+#: 3.890%), the dual on plants, baudio and jester (2.636 / 0.409 / 0.142% against 2.940 / 0.530
+#: / 0.150%); nothing known before the run tells them apart, so the dual stays the default.
 LP_BOUNDS = ("dual", "highs")
-BOUNDS = LP_BOUNDS + ("auto", "trivial")
-#: ``bound="auto"`` (the default) takes the HiGHS ILP up to this many variables, the dual beyond
-#: (or whenever ``dual_options`` are given).  Measured at 60 s on two cores, side by side with
-#: ASOBS, on the independence-selection caches of plants, baudio, jester, bnetflix, accidents
-#: and connect4 (69-126 variables, ~100,000 candidate sets): HiGHS 2.454 / 0.447 / 0.112 /
-#: 0.187 / 1.330 / 3.673% against the dual's 2.706 / 0.477 / 0.113 / 0.186 / 1.632 / 3.969%
-#: (results/scale/README.md, "{0, 1/2}-cuts").  Not measured between 126 and the few-hundred-
-#: variable caches where the dual's coordinate descent and its λ-based fixing were chosen.
-HIGHS_BOUND_MAX_N = 150
+BOUNDS = LP_BOUNDS + ("trivial",)
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
                   "trail"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
-                    bound: Any = "auto", dual_options: dict[str, Any] | None = None,
+                    bound: Any = "dual", dual_options: dict[str, Any] | None = None,
                     parallel: bool | None = None, **search_options: Any) -> SolveResult:
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
@@ -79,8 +75,6 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
                          f"function of the cache, got {bound!r}")
-    if isinstance(bound, str) and bound == "auto":
-        bound = "highs" if cache.n <= HIGHS_BOUND_MAX_N and dual_options is None else "dual"
     if not (isinstance(bound, str) and bound in LP_BOUNDS):
         return solve_ordering(cache, control, rule, bound=None if bound == "trivial" else bound, **search_options)
     try:
@@ -383,10 +377,9 @@ class CertifiedOptions:
                           "chains in turn (never below OBS with half the restarts)"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
-        ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
-                           "{0, 1/2}-cuts to the clusters), 'auto' (HiGHS up to HIGHS_BOUND_MAX_N = "
-                           f"{HIGHS_BOUND_MAX_N} variables, the dual beyond or with dual_options), "
-                           "'trivial', a number or a function of the cache giving a valid upper bound")),
+        ("bound", "dual", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
+                           "{0, 1/2}-cuts beside tailing cluster rounds), 'trivial', a number or a "
+                           "function of the cache giving a valid upper bound")),
         ("dual_options", None, "options of the bound's method (see show_options('dual') or "
                                "show_options('highs'))"),
         ("parallel", None, "search and dual side by side on two cores (None: when available)"),
