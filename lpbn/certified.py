@@ -53,7 +53,7 @@ SEARCH_SHARE = 0.5
 #: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
 DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP, whose root
-#: cut loop adds {0, 1/2}-cuts beside tailing cluster rounds (:mod:`lpbn.lp.cut_loop`)
+#: cut loop adds {0, 1/2}-cuts beside tailing cluster rounds (:mod:`lpbn.lp.cut_loop`).
 #: Measured at 60 s beside ASOBS on the same explored caches (results/scale/bounds): HiGHS is
 #: tighter on bnetflix, accidents and connect4 (0.248 / 1.250 / 3.022% against 0.363 / 1.655 /
 #: 3.890%), the dual on plants, baudio and jester (2.636 / 0.409 / 0.142% against 2.940 / 0.530
@@ -346,7 +346,7 @@ def _status(control, search, dual, best, ub) -> tuple[str, str]:
     """Optimal only when the bound proves it; else the limit that ended the run."""
     gap = relative_gap(best, ub)
     if gap <= control.tolerance:
-        return OPTIMAL, "the score reaches the dual bound: optimal"
+        return OPTIMAL, "the score reaches the LP bound: optimal"
     note = f"best DAG found, within a proven relative gap of {gap:.3g} of the cache's optimum"
     if control.gap_limit is not None and gap <= control.gap_limit:
         return "gap_limit", note
