@@ -219,7 +219,7 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     done = ctx.Event()
     limit = control.remaining()
     started = control.elapsed()
-    child = ctx.Process(target=_dual_worker, args=(cache, method, limit, control.gap_limit, control.tolerance,
+    child = ctx.Process(target=_bound_worker, args=(cache, method, limit, control.gap_limit, control.tolerance,
                                                    dict(options), send, done, feed), daemon=True)
     child.start()
     send.close()
@@ -272,7 +272,7 @@ class _Dual:
         self.status = status
 
 
-def _dual_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
+def _bound_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
     """The forked bound: solve with ``method`` for ``limit`` seconds (the dual taking the
     search's DAGs from ``feed`` as incumbents), and send the result."""
     try:
