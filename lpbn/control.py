@@ -52,6 +52,8 @@ class SolveControl:
         #: method (:mod:`lpbn.race` stops the dual with ``"superseded"`` once a parallel
         #: method has proved optimality)
         self.watch: Callable[[], str | None] | None = None
+        #: the method's latest projection of the seconds it still needs (None: it makes none)
+        self.projected: float | None = None
 
     def borrow(self, cache: Any, method: str, seconds: float) -> tuple[Any, float, float]:
         """An incumbent from another ``method`` run for ``seconds``: its DAG, score and upper
@@ -83,6 +85,18 @@ class SolveControl:
                 self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
                                "gap": self.gap, **info})
         self._maybe_progress(info)
+
+    def estimate(self, seconds_left: float, **info) -> None:
+        """Record the method's projection of the seconds it still needs (``inf``: more than it
+        can tell); the callback gets it as ``projected_seconds`` beside the usual keys, and the
+        progress line shows it.  A projection, not a promise: :mod:`lpbn.race` uses it to give
+        a hopeless rival's core to the method beside it."""
+        self.projected = float(seconds_left)
+        if self.callback is not None:
+            self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
+                           "gap": self.gap, "projected_seconds": self.projected, **info})
+        if math.isfinite(self.projected):
+            self._maybe_progress({**info, "eta": f"{self.projected:.0f}s"})
 
     @property
     def gap(self) -> float:

@@ -13,6 +13,16 @@ combines them: the better DAG and the smaller upper bound (both bounds are valid
 minimum is).  The answer's DAG is an optimal DAG; when several are, which one is returned
 depends on which method finished first.
 
+When the rival projects its own remaining work (``bfbnb`` does, after each layer of the order
+graph: :mod:`lpbn.bfbnb.projection`) and that projection stays beyond what it can finish — more
+than :data:`HANDOVER_HORIZON` seconds, or more than the time left — for
+:data:`HANDOVER_LAYERS` layers in a row, the rival is stopped (its DAG and bound still count)
+and its core goes to the dual, which then forks a second worker for its branch-and-bound
+subtrees (``workers=2``, :mod:`lpbn.dual.parallel`; option ``spare_core``).  On wdbc (n = 31)
+the order-graph search projects minutes after a few seconds of layers and is still 2.8% away
+after 60 s, while the dual's tree gains from a second worker; on soybean (n = 36) it projects
+seconds and wins the race.
+
 Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
 terminal reaches both processes (one process group) and each returns its best so far; a
 signal to the parent alone is forwarded.
@@ -20,6 +30,7 @@ signal to the parent alone is forwarded.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -38,6 +49,16 @@ RACE_DELAY = 2.0
 RIVAL_GRACE = 5.0
 #: options that keep a multi-threaded method on its one core of the race
 ONE_CORE = {"bfbnb": {"threads": 1}, "dp": {"threads": 1}}
+#: the rival yields its core when it projects more than this many seconds still to go (or more
+#: than the time left) in HANDOVER_LAYERS consecutive estimates (one per layer; wdbc's
+#: order-graph search, one thread, projects 125-170 s from its sixth layer on and is 2.8% from a
+#: proof after 60 s; soybean's projects 21-28 s from its fourth layer and proves in 24 s)
+HANDOVER_HORIZON = 60.0
+HANDOVER_LAYERS = 2
+#: seconds a yielding rival has to send its answer before it is killed
+YIELD_GRACE = 2.0
+#: the method here and the options that let it take the rival's core once it yields
+TAKES_CORE = {"dual": lambda rival: {"workers": 2, "spare_core": rival.spare_core}}
 
 
 def cores() -> int:
@@ -53,10 +74,20 @@ def can_race() -> bool:
     return sys.platform.startswith("linux") and cores() >= 2
 
 
-def _child(cache, method: str, time_limit: float | None, conn) -> None:
+def _child(cache, method: str, time_limit: float | None, conn, projected) -> None:
     from .solve import solve
+
+    def publish(info: dict[str, Any]) -> None:
+        """The rival's projections, for the parent: [consecutive ones beyond what it can
+        finish, the latest]."""
+        if "projected_seconds" in info:
+            secs = info["projected_seconds"]
+            left = math.inf if time_limit is None else time_limit - info["seconds"]
+            projected[1] = secs
+            projected[0] = projected[0] + 1.0 if secs > min(HANDOVER_HORIZON, left) else 0.0
+
     try:
-        res = solve(cache, method=method, time_limit=time_limit, progress=False,
+        res = solve(cache, method=method, time_limit=time_limit, progress=False, callback=publish,
                     **ONE_CORE.get(method, {}))
         conn.send(("ok", res))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
@@ -75,23 +106,54 @@ class _Rival:
         self.proc = self.conn = None
         self.result: SolveResult | None = None
         self.error: str | None = None
+        self.projected = None             # shared with the rival: see _child
+        self.yielded_at: float | None = None
+        self.yield_projection: float | None = None
 
     def watch(self) -> str | None:
-        """:attr:`SolveControl.watch`: start the rival when due; "superseded" once it proved."""
+        """:attr:`SolveControl.watch`: start the rival when due, stop it when its projection
+        says it cannot finish (:meth:`spare_core`); "superseded" once it proved."""
         if self.proc is None:
             if self.control.elapsed() >= self.delay:
                 self._start()
             return None
         if self.result is None and self.error is None and self.conn.poll():
             self._receive()
+        if self.yielded_at is None and self.result is None and self.error is None:
+            self._judge()
         return "superseded" if self.result is not None and self.result.status == OPTIMAL else None
+
+    def _judge(self) -> None:
+        """Stop the rival once HANDOVER_LAYERS of its projections in a row were beyond what it
+        can finish (counted in the rival, :func:`_child`)."""
+        if self.projected[0] >= HANDOVER_LAYERS:
+            secs = float(self.projected[1])
+            self.yielded_at, self.yield_projection = self.control.elapsed(), secs
+            os.kill(self.proc.pid, signal.SIGTERM)          # it answers with its best so far
+            self.control.announce(f"{self.method} projects {secs:.0f} s more: its core goes to "
+                                  f"the method here")
+
+    def spare_core(self) -> bool:
+        """True once the rival yielded its core and its process has ended (its answer kept)."""
+        if self.yielded_at is None:
+            return False
+        if self.proc.is_alive():
+            if self.result is None and self.error is None and self.conn.poll():
+                self._receive()
+            if self.control.elapsed() - self.yielded_at < YIELD_GRACE:
+                return False
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        return not self.proc.is_alive()
 
     def _start(self) -> None:
         import multiprocessing as mp
         ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
+        self.projected = ctx.RawArray("d", 2)
         limit = self.control.remaining() if self.control.time_limit is not None else None
-        self.proc = ctx.Process(target=_child, args=(self.cache, self.method, limit, send), daemon=True)
+        self.proc = ctx.Process(target=_child, args=(self.cache, self.method, limit, send, self.projected),
+                                daemon=True)
         self.proc.start()
         send.close()
         self.conn = recv
@@ -133,8 +195,11 @@ def solve_race(cache, control, *, methods: tuple[str, ...] | list[str] = RACE_ME
         return fn(cache, control)
     rival = _Rival(cache, rival_method, control, delay)
     control.watch = rival.watch
+    options = dict(ONE_CORE.get(own_method, {}))
+    if own_method in TAKES_CORE:
+        options.update(TAKES_CORE[own_method](rival))
     try:
-        own = fn(cache, control, **ONE_CORE.get(own_method, {}))
+        own = fn(cache, control, **options)
     finally:
         control.watch = None
         # a time limit or a signal stops the rival too, which then sends its best: a moment to
@@ -147,6 +212,9 @@ def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
     race: dict[str, Any] = {"methods": [rival.method, own.method], "rival_started": rival.proc is not None,
                             "rival_status": rival.result.status if rival.result is not None else None,
                             "rival_error": rival.error}
+    if rival.yielded_at is not None:
+        race["rival_yielded"] = {"seconds": round(rival.yielded_at, 3),
+                                 "projected_seconds": round(rival.yield_projection, 1)}
     res = own
     other = rival.result
     if other is not None and other.status == OPTIMAL and own.status != OPTIMAL:

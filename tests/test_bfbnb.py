@@ -281,3 +281,45 @@ def test_64_variables():
     assert r.status == "optimal"
     assert r.score == pytest.approx(-10.0 - 63.0)
     assert r.dag.parents[5] == (4,)
+
+
+def test_projection_of_an_unpruned_order_graph_is_exact():
+    """With nothing pruned (every fraction 1, no fall) the projection is the rest of the order
+    graph: layer k and every layer after it but the goal."""
+    from math import comb
+    from lpbn.bfbnb.projection import remaining_nodes
+    n = 12
+    for k in range(2, n):
+        layers = [comb(n, j) for j in range(k + 1)]
+        assert remaining_nodes(layers, n) == sum(comb(n, j) for j in range(k, n))
+
+
+def test_projection_edges_and_falling_fractions():
+    from math import comb
+    from lpbn.bfbnb.projection import MIN_MEASURED_SECONDS, remaining_nodes, remaining_seconds
+    n = 20
+    assert remaining_nodes([1, 20], n) == float("inf")          # no ratio and fall yet
+    assert remaining_nodes([1, 20, 190, 0], n) == 0.0            # an empty layer ends it
+    assert remaining_seconds([1, 20], n, 5.0) is None
+    assert remaining_seconds([1, 20, 190, 1140], n, MIN_MEASURED_SECONDS / 2) is None
+    # fractions 1, 1/2, 1/5: ratios 1/2, 2/5, so the ratio falls by 1/10 a layer: 3/10, 2/10,
+    # 1/10, then 0
+    layers = [1, 20, comb(n, 2) // 2, comb(n, 3) // 5]
+    f4 = 0.2 * 0.3
+    f5, f6 = f4 * 0.2, f4 * 0.2 * 0.1
+    expected = layers[3] + comb(n, 4) * f4 + comb(n, 5) * f5 + comb(n, 6) * f6
+    assert remaining_nodes(layers, n) == pytest.approx(expected, rel=1e-12)
+    secs = remaining_seconds(layers, n, 2.0)
+    assert secs == remaining_nodes(layers, n) * 2.0 / sum(layers[:3])
+
+
+def test_bfbnb_reports_its_projection(instances):
+    seen = []
+    cache = read_scores(instances / "anchors" / "gobnilp-bic3" / "autos.BIC.p3.jkl")
+    res = lpbn.solve(cache, method="bfbnb", threads=1, callback=seen.append)
+    assert res.status == "optimal"
+    proj = res.stats["projected_seconds"]
+    assert len(proj) == len(res.stats["layer_sizes"]) - 1      # one per layer built
+    made = [d["projected_seconds"] for d in seen if "projected_seconds" in d]
+    assert made == [p for p in proj if p is not None] and made
+    assert proj[-1] == 0.0                                      # the goal layer: nothing left

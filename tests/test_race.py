@@ -32,6 +32,26 @@ def _slow(cache, control, **_):
 register_method("slow", _slow)
 
 
+def _projecting(seconds: float):
+    """A rival that never proves anything and keeps projecting ``seconds`` still to go."""
+    def method(cache, control, **_):
+        choice, score = lpbn.warmup.quick_dag(cache)
+        dag = lpbn.DAG(cache.names, [cache.parents(int(j)) for j in choice])
+        bound = float(cache.best_unconstrained().sum())
+        control.improved(best=score, bound=bound)
+        while True:
+            control.estimate(seconds)
+            stop = control.should_stop()
+            if stop:
+                return SolveResult(dag, score, bound, stop, "projecting")
+            time.sleep(0.01)
+    return method
+
+
+register_method("hopeless", _projecting(1e6))
+register_method("projects-30s", _projecting(30.0))
+
+
 def test_race_is_exact_on_random_caches():
     for seed in range(3):
         cache = random_cache(9, seed=seed, density=0.6)
@@ -71,3 +91,33 @@ def test_auto_races_between_bfbnb_and_dual_range():
     assert auto_method(cache) == "race"
     res = lpbn.solve(cache, method="auto", fixing=False, time_limit=30)     # options: the dual alone
     assert res.method == "dual" and "race" not in res.stats
+
+
+def test_a_hopeless_rival_yields_its_core_to_the_dual(instances):
+    """The rival projects beyond race.HANDOVER_HORIZON: it is stopped (its answer kept) and the
+    dual forks a second worker for its subtrees, still exact."""
+    from lpbn.formats import read_scores
+    cache = read_scores(instances / "anchors" / "gobnilp-bic3" / "autos.BIC.p3.jkl")
+    res = lpbn.solve(cache, method="race", methods=["hopeless", "dual"], delay=0.0, time_limit=120)
+    assert res.status == "optimal" and math.isclose(res.score, -1585.759741, rel_tol=1e-6)
+    info = res.stats["race"]
+    assert info["rival_yielded"]["projected_seconds"] == 1e6
+    assert info["rival_status"] == "interrupted" and info["winner"] == "dual"
+    assert res.stats["workers"] == 2 and len(res.stats["worker_nodes"]) == 2
+
+
+def test_a_rival_that_can_finish_keeps_its_core(instances):
+    from lpbn.formats import read_scores
+    cache = read_scores(instances / "anchors" / "gobnilp-bic3" / "autos.BIC.p3.jkl")
+    res = lpbn.solve(cache, method="race", methods=["projects-30s", "dual"], delay=0.0)
+    assert res.status == "optimal" and math.isclose(res.score, -1585.759741, rel_tol=1e-6)
+    assert "rival_yielded" not in res.stats["race"] and "workers" not in res.stats
+
+
+def test_a_rival_projecting_past_the_time_limit_yields(instances):
+    """30 s is within the horizon, but not within a 10-s limit."""
+    from lpbn.formats import read_scores
+    cache = read_scores(instances / "anchors" / "gobnilp-bic3" / "autos.BIC.p3.jkl")
+    res = lpbn.solve(cache, method="race", methods=["projects-30s", "dual"], delay=0.0, time_limit=10)
+    assert "rival_yielded" in res.stats["race"]
+    assert res.score <= res.upper_bound

@@ -39,6 +39,7 @@ from . import kernels as K
 from .blocks import LayerBlocks, MergeScratch
 from .external import LayerFiles, LayerSource, TempArea
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
+from .projection import remaining_seconds
 from ..ordering.quick import quick_ordering_search
 
 GIB = 1 << 30
@@ -187,6 +188,8 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     blocks = LayerBlocks(workers) if workers > 1 else None
     stats["threads"] = workers
     parallel_layers = 0
+    projections: list[float | None] = []
+    t_layers = time.perf_counter()
     try:
         for level in range(n):
             status = control.should_stop(nodes=int(totals[0]))
@@ -231,6 +234,9 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 disk_layers += 1
             control.improved(bound=max(float(fstate[0]), pruned_max, lb), layer=level + 1,
                              nodes=out.count)
+            projections.append(remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers))
+            if projections[-1] is not None:
+                control.estimate(projections[-1], layer=level + 1)
         if status is None and len(layer_sizes) == n + 1 and layer_sizes[-1] == 1:
             goal_g = float(files[n].load()[1][0])
             if goal_g > lb:
@@ -254,7 +260,8 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
         area.cleanup()
     stats.update(expanded=int(sum(layer_sizes[:-1])) if status == "optimal" else None,
                  generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
-                 max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk)
+                 max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk,
+                 projected_seconds=projections)
     bound = control.bound if status != "optimal" else max(lb, pruned_max, goal_g)
     bound = max(bound, lb)
     return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",

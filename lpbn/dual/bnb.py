@@ -229,7 +229,8 @@ class BranchAndBound:
             self._publish()
             if status is not None:
                 return status
-            if self.exchange is None and self.workers > 1 and self.heap and not self.at_fork:
+            if self.exchange is None and self.workers > 1 and self.heap and not self.at_fork \
+                    and (self.opts.spare_core is None or self.opts.spare_core()):
                 self._fork()
 
     # ------------------------------------------------------------------ parallel subtrees
@@ -314,7 +315,7 @@ class BranchAndBound:
         control = self.control
         control.callback, control.progress, control.lender = None, False, None
         control.watch = self.exchange.watch
-        self.opts = dataclasses.replace(self.opts, on_sweep=None, incumbent_feed=None)
+        self.opts = dataclasses.replace(self.opts, on_sweep=None, incumbent_feed=None, spare_core=None)
         if self.searcher is not None:
             self.searcher.rng = np.random.default_rng([int(self.opts.seed), w])
         self.heap = []

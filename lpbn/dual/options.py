@@ -124,6 +124,10 @@ class DualOptions:
         "processes take open nodes as they run dry, sharing the incumbent; the optimal score is "
         "the serial one (which optimal DAG is returned may differ).  Linux only; with "
         "certificate the search stays serial."))
+    spare_core: Callable[[], bool] | None = _opt(None, (
+        "With workers > 1: a function polled after every node; the workers are forked at the "
+        "first node after it returns True (lpbn.race hands over its rival's core so), instead "
+        "of right after the root."))
     certificate: bool = _opt(False, (
         "Record the branch-and-bound tree (each node's branching decision and certified λ) in "
         "result.extra['certificate_tree'] for lpbn.certificate / lpbn.verify."))
