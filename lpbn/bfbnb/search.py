@@ -232,11 +232,12 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 keys, g = out.load()
             else:
                 disk_layers += 1
+            left = remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers)
+            projections.append(left)
             control.improved(bound=max(float(fstate[0]), pruned_max, lb), layer=level + 1,
-                             nodes=out.count)
-            projections.append(remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers))
-            if projections[-1] is not None:
-                control.estimate(projections[-1], layer=level + 1)
+                             nodes=out.count, **({} if left is None else {"eta": f"{left:.0f}s"}))
+            if left is not None:
+                control.estimate(left, layer=level + 1)
         if status is None and len(layer_sizes) == n + 1 and layer_sizes[-1] == 1:
             goal_g = float(files[n].load()[1][0])
             if goal_g > lb:
