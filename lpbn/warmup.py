@@ -16,6 +16,9 @@ kernel cannot look at the clock while it compiles: ``--time-limit 5`` used to re
 
 ``lpbn warmup`` (or ``python -m lpbn.warmup``) does the one-time step by hand for every
 method; without a time limit nothing is spawned and kernels compile in process as before.
+On several cores :func:`warm_all` compiles the methods in parallel child processes, each
+method once the methods whose kernels it shares are done (:data:`AFTER`), the ordering
+searches' kernels beside the dual's (:data:`ORDERING`): 37 s -> 23 s on two cores.
 """
 from __future__ import annotations
 
@@ -34,6 +37,16 @@ import numpy as np
 
 #: methods with numba kernels worth compiling ahead (others start at once)
 METHODS = ("dp", "dual", "highs", "pulp-cbc", "bfbnb", "obs", "asobs")
+#: a unit of :func:`warm_all` that is no method: the ordering searches' kernels alone
+#: (:func:`compile_ordering`), which obs and asobs need beside the dual's
+ORDERING = "ordering-kernels"
+#: what a unit waits for when compiling in parallel: units whose kernels it shares (the HiGHS
+#: ILP's LP rows and separation are the dual's; obs and asobs run the dual as their bound), so
+#: that no kernel compiles twice at once
+AFTER = {"highs": ("dual",), "obs": ("dual", ORDERING), "asobs": ("dual", ORDERING)}
+#: the order in which a free core takes the next unit that is ready (the longest first: dual
+#: 17 s, the ordering kernels ~10 s, bfbnb 3 s, dp 2 s; the others load the shared kernels)
+SCHEDULE = ("dual", ORDERING, "bfbnb", "dp", "pulp-cbc", "highs", "obs", "asobs")
 
 
 def _fingerprint() -> str:
@@ -152,13 +165,10 @@ def compile_method(method: str) -> None:
     global _compiling
     import numba  # noqa: F401  (loaded: small caches take the kernels, not the numba-free paths)
     from .solve import solve
-    from .testing import random_cache, random_sparse_cache
+    from .testing import random_cache
     _compiling = True
     try:
-        # small caches solve at the root; the sparse one with cycles among neighbours needs
-        # cuts, exact separation and the incumbent searches, so their kernels compile too
-        caches = [random_cache(9, seed=0, density=0.4), random_cache(12, seed=1, density=0.4),
-                  random_sparse_cache(30, per_variable=(20, 40), max_parents=3, seed=2, neighbourhood=8)]
+        caches = _small_caches()
         limits = [60, 60, 5]
         if method == "dp":       # numpy runs the dp up to NUMPY_COLD_MAX_N variables
             from .dp import NUMPY_COLD_MAX_N
@@ -173,12 +183,94 @@ def compile_method(method: str) -> None:
     marker.write_text(f"compiled {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
 
 
+def _small_caches() -> list:
+    """The caches a warm-up solves: two that close at the root and a sparse one with cycles
+    among neighbours that needs cuts, exact separation and the incumbent searches."""
+    from .testing import random_cache, random_sparse_cache
+    return [random_cache(9, seed=0, density=0.4), random_cache(12, seed=1, density=0.4),
+            random_sparse_cache(30, per_variable=(20, 40), max_parents=3, seed=2, neighbourhood=8)]
+
+
+def compile_ordering() -> None:
+    """Compile the ordering searches' kernels (OBS and ASOBS, :mod:`lpbn.ordering`) without the
+    dual bound that ``method="obs"``/``"asobs"`` run beside them; no marker (no method is warm
+    by this alone)."""
+    from .ordering.search import ordering_search
+    for cache in _small_caches():
+        cache.prune_dominated()
+        for rule in ("obs", "asobs"):
+            for restart in ("perturb", "random"):
+                ordering_search(cache, rule, seed=0, max_restarts=4, restart=restart)
+
+
+def _pending(methods: list[str]) -> list[str]:
+    """The units :func:`warm_all` runs for ``methods``, in :data:`SCHEDULE` order."""
+    cold = [m for m in methods if not is_warm(m)]
+    units = [u for u in SCHEDULE if u in cold]
+    if "obs" in cold or "asobs" in cold:
+        units.insert(1, ORDERING)
+    return units
+
+
+def warm_all(methods: list[str], jobs: int,
+             report: Callable[[str, str], Any] = lambda unit, state: None) -> list[str]:
+    """Compile ``methods`` in up to ``jobs`` child processes (``python -m lpbn.warmup UNIT``),
+    a unit starting once the units it waits for (:data:`AFTER`) are done; ``report(unit,
+    state)`` as each ends.  Returns the units that failed (their children's last error line
+    reported).  Each child takes the method's lock, so concurrent warm-ups do not compile twice."""
+    import threading
+    units = _pending(methods)
+    done: set[str] = set()
+    started: set[str] = set()
+    failed: list[str] = []
+    cond = threading.Condition()
+    env = {**os.environ, CHILD_ENV: "1"}   # their solves compile in process, spawning nothing
+
+    def ready(u: str) -> bool:
+        return all(d in done or d not in units for d in AFTER.get(u, ()))
+
+    def worker() -> None:
+        while True:
+            with cond:
+                while True:
+                    left = [u for u in units if u not in started]
+                    if not left:
+                        return
+                    nxt = next((u for u in left if ready(u)), None)
+                    if nxt is not None:
+                        started.add(nxt)
+                        break
+                    cond.wait()
+            t0 = time.perf_counter()
+            out = subprocess.run([sys.executable, "-m", "lpbn.warmup", nxt], stdin=subprocess.DEVNULL,
+                                 capture_output=True, text=True, env=env)
+            with cond:
+                done.add(nxt)
+                if out.returncode != 0:
+                    failed.append(nxt)
+                    lines = (out.stderr or "").strip().splitlines()
+                    report(nxt, f"failed (exit {out.returncode}): {lines[-1] if lines else 'no message'}")
+                else:
+                    report(nxt, f"compiled in {time.perf_counter() - t0:.1f} s")
+                cond.notify_all()
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(jobs, len(units))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return failed
+
+
 def main(argv: list[str] | None = None) -> int:
     methods = (argv if argv is not None else sys.argv[1:]) or list(METHODS)
     for m in methods:
-        if m not in METHODS:
+        if m not in METHODS and m != ORDERING:
             print(f"lpbn warmup: unknown method {m!r} (choose from {', '.join(METHODS)})", file=sys.stderr)
             return 2
+    if ORDERING in methods:
+        compile_ordering()
+        methods = [m for m in methods if m != ORDERING]
     for m in methods:
         marker = _marker(m)
         marker.parent.mkdir(parents=True, exist_ok=True)

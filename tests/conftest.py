@@ -40,11 +40,14 @@ def shared() -> Path:
 
 
 def pytest_sessionstart(session):
-    """Compile every method's kernels once, in this process, before any test runs (what
-    ``lpbn warmup`` does): a timed solve on a cold install compiles in a child process and
-    may return a quick answer instead (lpbn.warmup), which tests of the methods must not get."""
+    """Compile every method's kernels once before any test runs (what ``lpbn warmup`` does, on
+    every core): a timed solve on a cold install compiles in a child process and may return a
+    quick answer instead (lpbn.warmup), which tests of the methods must not get."""
     # subprocesses (`python -m lpbn ...` in a temporary directory) import this checkout too,
     # not an installed copy: the same code as the in-process tests, and one compile cache
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     from lpbn import warmup
-    warmup.main([])
+    from lpbn.race import cores
+    if cores() > 1:
+        warmup.warm_all(list(warmup.METHODS), cores())
+    warmup.main([])      # anything still cold compiles here, where an error would show

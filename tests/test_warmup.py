@@ -63,3 +63,55 @@ def test_failed_warmup_child_is_not_reported_as_a_time_limit(instances, monkeypa
     cache = lpbn.read_scores(instances / WINE)
     res = lpbn.solve(cache, method="dual", time_limit=60)
     assert res.status == "optimal" and not res.stats.get("compiling")
+
+
+def test_parallel_warmup_waits_for_the_kernels_it_shares(monkeypatch):
+    """warm_all runs every cold unit once, each after the units of AFTER it needs, on at most
+    ``jobs`` processes at a time; obs brings the ordering kernels along."""
+    import threading
+    import types
+
+    import lpbn.warmup as W
+    log, running, lock = {}, [], threading.Lock()
+    peak = [0]
+
+    def fake_run(cmd, **_):
+        unit = cmd[-1]
+        with lock:
+            running.append(unit)
+            peak[0] = max(peak[0], len(running))
+        start = time.perf_counter()
+        time.sleep(0.2 if unit in ("dual", W.ORDERING) else 0.05)
+        with lock:
+            running.remove(unit)
+        log[unit] = (start, time.perf_counter())
+        return types.SimpleNamespace(returncode=1 if unit == "dp" else 0, stderr="boom\nlast line")
+
+    monkeypatch.setattr(W, "is_warm", lambda method: False)
+    monkeypatch.setattr(W.subprocess, "run", fake_run)
+    reports = []
+    failed = W.warm_all(["dp", "dual", "highs", "obs", "asobs", "bfbnb"], 2,
+                        lambda unit, state: reports.append((unit, state)))
+    assert sorted(log) == sorted(["dp", "dual", "highs", "obs", "asobs", "bfbnb", W.ORDERING])
+    for unit, deps in W.AFTER.items():
+        for d in deps:
+            if unit in log:
+                assert log[unit][0] >= log[d][1]
+    assert peak[0] == 2
+    assert failed == ["dp"] and ("dp", "failed (exit 1): last line") in reports
+
+
+def test_lpbn_warmup_jobs_compiles_in_children(tmp_path, monkeypatch):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    out = subprocess.run([sys.executable, "-m", "lpbn", "warmup", "dp", "bfbnb", "--jobs", "2"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "bfbnb     compiled in" in out.stderr and "dp        compiled in" in out.stderr
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert is_warm("dp") and is_warm("bfbnb") and not is_warm("dual")
+    again = subprocess.run([sys.executable, "-m", "lpbn", "warmup", "dp", "--jobs", "2"], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "already compiled" in again.stderr and "compiling" not in again.stderr
+    bad = subprocess.run([sys.executable, "-m", "lpbn", "warmup", "--jobs", "0"], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 2 and "--jobs" in bad.stderr

@@ -15,15 +15,32 @@ def add_arguments(p) -> None:
     from ..warmup import METHODS
     p.add_argument("methods", nargs="*", metavar="METHOD", help=f"methods to compile (default: all of "
                    f"{', '.join(METHODS)})")
+    p.add_argument("--jobs", type=int, metavar="J",
+                   help="compile in J processes at once (default: every core; 1: in this process, "
+                        "one method after another)")
 
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..warmup import METHODS, compile_method, is_warm
+    from ..race import cores
+    from ..warmup import METHODS, compile_method, is_warm, warm_all
     methods = args.methods or list(METHODS)
     bad = [m for m in methods if m not in METHODS]
     if bad:
         raise InputError(f"unknown method(s) {', '.join(bad)}; choose from {', '.join(METHODS)}")
+    if args.jobs is not None and args.jobs < 1:
+        raise InputError(f"--jobs must be at least 1, got {args.jobs}")
+    jobs = args.jobs or cores()
+    if jobs > 1:
+        for m in methods:
+            if is_warm(m):
+                print(f"{m:9s} already compiled", file=sys.stderr)
+        if any(not is_warm(m) for m in methods):
+            print(f"compiling in {jobs} processes (a one-time step, about 25 s on two cores)...",
+                  file=sys.stderr, flush=True)
+        failed = warm_all(methods, jobs, lambda unit, state: print(f"{unit:9s} {state}", file=sys.stderr,
+                                                                    flush=True))
+        return 1 if failed else 0
     for m in methods:
         t0 = time.perf_counter()
         state = "already compiled" if is_warm(m) else None
