@@ -80,6 +80,12 @@ def _marker(method: str) -> Path:
 
 _compiling = False     # inside compile_method: solve() must not spawn another warm-up
 
+#: the folder holding this lpbn package, the warm-up children's working directory: ``python -m``
+#: puts its working directory first on the path, so a child started from a clone of the
+#: repository would import (and compile the kernels of) the clone, not the installed package
+#: this process runs, whose numba cache would stay cold
+_HOME = str(Path(__file__).resolve().parent.parent)
+
 
 #: set in the warm-up child's environment: nothing below it may spawn another warm-up
 CHILD_ENV = "LPBN_WARMUP_CHILD"
@@ -100,7 +106,7 @@ def warm_up(method: str, timeout: float | None = None, stop: Callable[[], Any] |
     its own process, where the real error, if any, shows."""
     if is_warm(method):
         return True
-    child = subprocess.Popen([sys.executable, "-m", "lpbn.warmup", method],
+    child = subprocess.Popen([sys.executable, "-m", "lpbn.warmup", method], cwd=_HOME,
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True,
                              env={**os.environ, CHILD_ENV: "1"})
@@ -242,8 +248,8 @@ def warm_all(methods: list[str], jobs: int,
                         break
                     cond.wait()
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-m", "lpbn.warmup", nxt], stdin=subprocess.DEVNULL,
-                                 capture_output=True, text=True, env=env)
+            out = subprocess.run([sys.executable, "-m", "lpbn.warmup", nxt], cwd=_HOME,
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
             with cond:
                 done.add(nxt)
                 if out.returncode != 0:

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -75,7 +76,9 @@ def test_parallel_warmup_waits_for_the_kernels_it_shares(monkeypatch):
     log, running, lock = {}, [], threading.Lock()
     peak = [0]
 
-    def fake_run(cmd, **_):
+    def fake_run(cmd, cwd=None, **_):
+        # the child imports the lpbn this process runs, not one in the caller's directory
+        assert Path(cwd, "lpbn", "warmup.py").resolve() == Path(W.__file__).resolve()
         unit = cmd[-1]
         with lock:
             running.append(unit)
