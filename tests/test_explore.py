@@ -210,3 +210,26 @@ def test_dask_local_cluster_gives_the_same_cache():
             via_client = lpbn.score_data(X, scheduler=client, **kw)
     assert local.equals(remote) and local.equals(via_client)
     assert remote.meta["scoring"]["scheduler"] is not None
+
+
+def test_row_chunks_cover_every_row_in_order_and_stop_at_the_deadline():
+    """The open list's first pushes (independence selection's start) run in chunks that stop
+    at the variable's deadline: on 20,000 variables one unchunked call took 0.6 s against a
+    budget of 0.05 s."""
+    import math
+    import time
+
+    from lpbn.scoring.explore.budgeted import _row_chunks
+    seen = []
+    _row_chunks(1000, lambda first, chunk: seen.extend(range(first, min(first + chunk, 1000))), math.inf)
+    assert seen == list(range(1000))
+    calls = []
+    _row_chunks(1000, lambda first, chunk: calls.append(first), time.perf_counter() - 1.0)
+    assert calls == []                       # the deadline has passed: nothing more is pushed
+    slow = []
+
+    def work(first, chunk):
+        slow.append(first)
+        time.sleep(0.06)
+    _row_chunks(10_000, work, time.perf_counter() + 0.1)
+    assert 1 <= len(slow) <= 3               # chunks of 16 rows, each over the 50-ms mark
