@@ -214,8 +214,8 @@ def test_dask_local_cluster_gives_the_same_cache():
 
 def test_row_chunks_cover_every_row_in_order_and_stop_at_the_deadline():
     """The open list's first pushes (independence selection's start) run in chunks that stop
-    at the variable's deadline: on 20,000 variables one unchunked call took 0.6 s against a
-    budget of 0.05 s."""
+    at the deadline they are given (two budgets): on 20,000 variables one unchunked call took
+    0.6 s against a budget of 0.05 s."""
     import math
     import time
 

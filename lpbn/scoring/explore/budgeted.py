@@ -6,7 +6,8 @@ added to sets: the single parents that beat the empty set plus the next ``pool_e
 gain ``LL(X|Y) - LL(X|∅)``; (3) bounds the set size by the user's limit and, for penalised
 scores, Tian 2000 eq. 34 with the exact ``LL(X | pool)``; (4) runs the strategy's numba
 ``step`` in chunks until the open list is empty, ``max_evaluations`` sets were scored or
-``time_per_variable`` seconds passed (checked between chunks of about 10-50 ms); (5) keeps
+``time_per_variable`` seconds passed (checked between chunks of about 10-50 ms; independence
+selection's first pushes may take a variable to twice its budget); (5) keeps
 the sets that beat every explored subset, best first, at most ``max_candidates`` (the empty
 set always).  Only the evaluation cap is reproducible across machines.
 """
