@@ -88,15 +88,14 @@ class SolveControl:
 
     def estimate(self, seconds_left: float, **info) -> None:
         """Record the method's projection of the seconds it still needs (``inf``: more than it
-        can tell); the callback gets it as ``projected_seconds`` beside the usual keys, and the
-        progress line shows it.  A projection, not a promise: :mod:`lpbn.race` uses it to give
-        a hopeless rival's core to the method beside it."""
+        can tell); the callback gets it as ``projected_seconds`` beside the usual keys (a method
+        shows it in its progress lines through :meth:`improved`'s info, e.g. ``eta=``).  A
+        projection, not a promise: :mod:`lpbn.race` uses it to give a hopeless rival's core to
+        the method beside it."""
         self.projected = float(seconds_left)
         if self.callback is not None:
             self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
                            "gap": self.gap, "projected_seconds": self.projected, **info})
-        if math.isfinite(self.projected):
-            self._maybe_progress({**info, "eta": f"{self.projected:.0f}s"})
 
     @property
     def gap(self) -> float:

@@ -37,7 +37,9 @@ from .errors import InputError
 #: Up to AUTO_RACE_MAX_N variables (within the dual's density, and where the rule for ``bfbnb``
 #: did not apply), with two cores, ``race`` runs the dual and, after 2 s without a proof, the
 #: order-graph search beside it, taking the first proof (:mod:`lpbn.race`; results/medium:
-#: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse); with one core, the dual.
+#: alarm-5000 bfbnb 3.7 s vs dual 47 s, wdbc the reverse; an order-graph search that projects
+#: it cannot finish hands its core to a second dual worker: wdbc 30.8 -> 22-25 s); with one
+#: core, the dual.
 #: From AUTO_RACE_MAX_N to AUTO_DUAL_MAX_N variables (within the dual's density), with two
 #: cores, the race's rival is the HiGHS ILP instead (AUTO_WIDE_RACE_METHODS): the dual's cluster
 #: LP stalls on half-integral points that the ILP's {0, 1/2}-cuts remove (hailfinder at

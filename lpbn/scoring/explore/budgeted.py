@@ -198,11 +198,17 @@ def _row_chunks(count: int, work, deadline: float) -> None:
         ts = time.perf_counter()
         work(first, chunk)
         first += chunk
-        dt = time.perf_counter() - ts
-        if dt < _CHUNK_FAST:
-            chunk = min(chunk * 2, 1 << 20)
-        elif dt > _CHUNK_SLOW and chunk > 1:
-            chunk //= 2
+        chunk = _next_chunk(chunk, time.perf_counter() - ts)
+
+
+def _next_chunk(chunk: int, seconds: float) -> int:
+    """The next chunk size: doubled after a chunk faster than _CHUNK_FAST, halved after one
+    slower than _CHUNK_SLOW."""
+    if seconds < _CHUNK_FAST:
+        return min(chunk * 2, 1 << 20)
+    if seconds > _CHUNK_SLOW and chunk > 1:
+        return chunk // 2
+    return chunk
 
 
 def _chunks(fr, step, deadline: float) -> str:
@@ -220,11 +226,7 @@ def _chunks(fr, step, deadline: float) -> str:
         now = time.perf_counter()
         if now >= deadline:
             return "time"
-        dt = now - ts
-        if dt < _CHUNK_FAST:
-            chunk = min(chunk * 2, 1 << 20)
-        elif dt > _CHUNK_SLOW and chunk > 1:
-            chunk //= 2
+        chunk = _next_chunk(chunk, now - ts)
 
 
 def _result(x, sets, sizes, scores, t0, *, limit, candidates, pool, stats, stop) -> dict[str, Any]:
