@@ -254,6 +254,39 @@ def test_quick_ordering_search():
     assert order.tolist() == [0] and score == pytest.approx(float(c.scores[0]))
 
 
+
+def test_quick_ordering_search_resumes():
+    """Runs split over several calls make the same restarts as one call (the order-graph
+    search interleaves them with its layers)."""
+    from lpbn.ordering.quick import QuickOrderingSearch
+    c = random_cache(12, seed=3, max_parents=3)
+    one = QuickOrderingSearch(c, seed=5)
+    one.run(max_restarts=60)
+    split = QuickOrderingSearch(c, seed=5)
+    for upto in (7, 8, 30, 60):
+        split.run(max_restarts=upto)
+    assert split.restarts == one.restarts == 60
+    assert split.best_order.tolist() == one.best_order.tolist()
+    assert split.result()[1] == one.result()[1]
+    stuck = QuickOrderingSearch(c, seed=5)
+    stuck.run(patience=3)
+    assert stuck.done(3) and not stuck.run(patience=3)     # patience counts across calls
+
+
+def test_obs_follows_the_search():
+    """The default incumbent effort: a first share of OBS's patience before the search, more
+    restarts between layers as the expanded nodes grow (reproducible: counted in nodes)."""
+    from lpbn.bfbnb.search import OBS_FIRST_SHARE
+    c = random_cache(18, seed=1, max_parents=3, density=0.9)
+    runs = [lpbn.solve(c, "bfbnb", threads=1, heuristic="simple") for _ in range(2)]
+    first = int(OBS_FIRST_SHARE * (500 + 50 * c.n))
+    assert runs[0].stats["obs_restarts"] == runs[1].stats["obs_restarts"]
+    assert runs[0].stats["layer_sizes"] == runs[1].stats["layer_sizes"]
+    assert runs[0].score == pytest.approx(lpbn.solve(c, "dp").score, rel=1e-9)
+    assert sum(runs[0].stats["layer_sizes"]) > 2000           # the search earned more restarts
+    assert first < runs[0].stats["obs_restarts"] < 500 + 50 * c.n
+
+
 def test_dual_solution_as_incumbent():
     from lpbn.solve import available_methods
     if "dual" not in available_methods():

@@ -190,49 +190,87 @@ def _greedy_start(cache: ScoreCache) -> np.ndarray:
     return np.array(placed, dtype=np.int64)
 
 
+class QuickOrderingSearch:
+    """OBS's iterated local search, resumable: :meth:`run` goes on from where the last call
+    stopped (same random stream, same best ordering), so a caller can interleave it with other
+    work — the order-graph search gives it more restarts as its own layers grow
+    (:mod:`lpbn.bfbnb.search`) — and get the same restarts, in the same order, as one call.
+
+    Starts from a greedy ordering (or ``start``, e.g. an LP point's order) and climbs by
+    adjacent swaps and insertion moves; each restart perturbs the best ordering (a random
+    segment is shuffled; every 8th restart is a fresh random permutation) and climbs again.
+    Deterministic for a given seed and restart count.
+    """
+
+    def __init__(self, cache: ScoreCache, seed: int = 0, start: np.ndarray | None = None):
+        n = cache.n
+        self.cache = cache
+        self.rng = np.random.default_rng(seed)
+        self.bits = np.ascontiguousarray(cache.bits)
+        self.pre = np.zeros((n + 1, self.bits.shape[1]), dtype=np.uint64)
+        self.choice = np.empty(n, dtype=np.int64)
+        scores = cache.scores
+        self.eps = 1e-12 * max(1.0, float(np.abs(scores).max()) if len(scores) else 1.0)
+        order = _greedy_start(cache) if start is None else np.array(start, dtype=np.int64)
+        self.best_score = _climb(self.bits, cache.offsets, scores, order, self.pre, self.choice, self.eps)
+        self.best_order = order.copy()
+        self.restarts = 0      # restarts so far
+        self.since = 0         # restarts since the best ordering last improved
+
+    def run(self, time_limit: float = math.inf, max_restarts: int | None = None,
+            patience: int | None = None) -> bool:
+        """Restart until ``time_limit`` seconds pass, the total restarts reach
+        ``max_restarts``, ``patience`` restarts in a row (counted across calls) bring no
+        improvement, or a stop request (:mod:`lpbn.signals`); True when the best ordering
+        improved during this call."""
+        cache, n = self.cache, self.cache.n
+        offsets, scores, rng = cache.offsets, cache.scores, self.rng
+        deadline = time.perf_counter() + max(0.0, time_limit)
+        improved = False
+        while n > 2 and time.perf_counter() < deadline \
+                and (max_restarts is None or self.restarts < max_restarts) \
+                and (patience is None or self.since < patience) and pending() is None:
+            self.restarts += 1
+            self.since += 1
+            if self.restarts % 8 == 0:
+                cand = rng.permutation(n).astype(np.int64)
+            else:
+                cand = self.best_order.copy()
+                width = int(rng.integers(2, max(3, min(n, 8)) + 1))
+                start = int(rng.integers(0, n - width + 1))
+                seg = cand[start:start + width].copy()
+                rng.shuffle(seg)
+                cand[start:start + width] = seg
+            s = _climb(self.bits, offsets, scores, cand, self.pre, self.choice, self.eps)
+            if s > self.best_score + self.eps:
+                self.best_score, self.best_order = s, cand.copy()
+                self.since = 0
+                improved = True
+        return improved
+
+    def done(self, patience: int | None) -> bool:
+        """Whether ``patience`` restarts in a row have brought no improvement (or n <= 2)."""
+        return self.cache.n <= 2 or (patience is not None and self.since >= patience)
+
+    def result(self) -> tuple[np.ndarray, float]:
+        """The best ordering and its DAG's score, summed exactly in order (so it matches
+        ``cache.best_for_order``)."""
+        _, total = self.cache.best_for_order(self.best_order)
+        return self.best_order.copy(), float(total)
+
+
 def quick_ordering_search(cache: ScoreCache, seed: int = 0, time_limit: float = 1.0,
                           max_restarts: int | None = None,
                           patience: int | None = None,
                           start: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Best ordering found by OBS within ``time_limit`` seconds, and its DAG's score.
 
-    Starts from a greedy ordering (or ``start``, e.g. an LP point's order), climbs by adjacent swaps and insertion moves, then
-    repeatedly perturbs the
-    best ordering (a random segment is shuffled; every 8th restart is a fresh random
-    permutation) and climbs again, until ``time_limit``, ``max_restarts`` or ``patience``
-    restarts in a row without improvement, or a stop request (:mod:`lpbn.signals`).  Returns
-    ``(order, score)``; the DAG is ``cache.best_for_order(order)``.  Deterministic for a given
-    seed and restart count.
+    One :class:`QuickOrderingSearch` run until ``time_limit``, ``max_restarts`` or
+    ``patience`` restarts in a row without improvement, or a stop request
+    (:mod:`lpbn.signals`).  Returns ``(order, score)``; the DAG is
+    ``cache.best_for_order(order)``.  Deterministic for a given seed and restart count.
     """
-    n = cache.n
-    rng = np.random.default_rng(seed)
-    bits = np.ascontiguousarray(cache.bits)
-    offsets, scores = cache.offsets, cache.scores
-    pre = np.zeros((n + 1, bits.shape[1]), dtype=np.uint64)
-    choice = np.empty(n, dtype=np.int64)
-    eps = 1e-12 * max(1.0, float(np.abs(scores).max()) if len(scores) else 1.0)
     deadline = time.perf_counter() + max(0.0, time_limit)
-    order = _greedy_start(cache) if start is None else np.array(start, dtype=np.int64)
-    best_score = _climb(bits, offsets, scores, order, pre, choice, eps)
-    best_order = order.copy()
-    restarts = since = 0
-    while n > 2 and time.perf_counter() < deadline and (max_restarts is None or restarts < max_restarts) \
-            and (patience is None or since < patience) and pending() is None:
-        restarts += 1
-        since += 1
-        if restarts % 8 == 0:
-            cand = rng.permutation(n).astype(np.int64)
-        else:
-            cand = best_order.copy()
-            width = int(rng.integers(2, max(3, min(n, 8)) + 1))
-            start = int(rng.integers(0, n - width + 1))
-            seg = cand[start:start + width].copy()
-            rng.shuffle(seg)
-            cand[start:start + width] = seg
-        s = _climb(bits, offsets, scores, cand, pre, choice, eps)
-        if s > best_score + eps:
-            best_score, best_order = s, cand.copy()
-            since = 0
-    # recompute exactly (sums in order) so the score matches cache.best_for_order
-    _, total = cache.best_for_order(best_order)
-    return best_order, float(total)
+    search = QuickOrderingSearch(cache, seed=seed, start=start)
+    search.run(deadline - time.perf_counter(), max_restarts=max_restarts, patience=patience)
+    return search.result()
