@@ -20,6 +20,9 @@ from pathlib import Path
 
 METHODS = ("dual", "highs", "bfbnb", "pulp-cbc", "asobs")
 FILES = ("soybean.BIC.p3.jkl", "wdbc.BIC.p3.jkl", "steel.BIC.p3.jkl")
+#: The children start in the folder of the lpbn this process imported, so ``-m lpbn`` runs it
+#: (not a clone's lpbn in the caller's directory).
+_HOME = str(Path(__file__).resolve().parent.parent.parent)
 
 
 def _run(path: Path, method: str, limit: float, cache_dir: Path) -> dict:
@@ -27,7 +30,8 @@ def _run(path: Path, method: str, limit: float, cache_dir: Path) -> dict:
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(path), "--method", method,
                           "--time-limit", str(limit), "--format", "json", "--quiet"],
-                         env=env, capture_output=True, text=True, timeout=limit + 600)
+                         env=env, capture_output=True, text=True, timeout=limit + 600,
+                         cwd=_HOME)
     wall = time.perf_counter() - t0
     row = {"wall": round(wall, 2), "overshoot": round(wall - limit, 2), "exit": out.returncode}
     try:
@@ -54,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--output")
     args = ap.parse_args(argv)
     root = Path(__file__).resolve().parents[2] / "instances" / "anchors" / "gobnilp-bic3"
-    files = [Path(f) for f in args.files] or [root / f for f in FILES]
+    files = [Path(f).resolve() for f in args.files] or [root / f for f in FILES]
     rows = []
     for f in files:
         for m in args.methods.split(","):
