@@ -233,3 +233,36 @@ def test_row_chunks_cover_every_row_in_order_and_stop_at_the_deadline():
         time.sleep(0.06)
     _row_chunks(10_000, work, time.perf_counter() + 0.1)
     assert 1 <= len(slow) <= 3               # chunks of 16 rows, each over the 50-ms mark
+
+
+def test_budget_schedule_keeps_the_planned_total():
+    """time_per_variable="auto" plans a total; each variable gets its share of the time left
+    (overruns shorten later budgets, early finishes lend theirs), within [LOW, HIGH] x base."""
+    import time
+
+    from lpbn.scoring.context import ExploreOptions
+    from lpbn.scoring.parallel import BudgetSchedule
+    fixed = BudgetSchedule(ExploreOptions(time_per_variable=0.5), 10, 2)
+    assert [fixed.next() for _ in range(3)] == [0.5, 0.5, 0.5]
+    assert BudgetSchedule(ExploreOptions(time_per_variable=None), 3, 1).next() is None
+    sched = BudgetSchedule(ExploreOptions(time_per_variable=0.1, total_seconds=1.0), 10, 1)
+    first = sched.next()
+    assert first == pytest.approx(0.1, rel=0.05)                   # 1 s over 10 variables
+    sched.end -= 0.5                                                # half the time went on one
+    assert sched.next() == pytest.approx(0.5 / 9 * 1, rel=0.1)      # the rest share what is left
+    sched.end -= 10.0                                               # far over: the floor
+    assert sched.next() == pytest.approx(BudgetSchedule.LOW * 0.1)
+    sched.end = time.perf_counter() + 100.0                         # far ahead: the cap
+    assert sched.next() == pytest.approx(BudgetSchedule.HIGH * 0.1)
+    two = BudgetSchedule(ExploreOptions(time_per_variable=0.2, total_seconds=1.0), 10, 2)
+    assert two.next() == pytest.approx(1.0 * 2 / (10 + 0.5), rel=0.05)
+
+
+def test_auto_budget_plans_a_total():
+    from lpbn.scoring.api import AUTO_EXPLORE_SECONDS
+    X = random_data(12, 400, 3, arities=(2,))
+    cache = lpbn.score_data(X, explore="independence", jobs=2)
+    sc = cache.meta["scoring"]
+    per = min(1.0, max(0.05, AUTO_EXPLORE_SECONDS * 2 / 12))
+    assert sc["time_per_variable"] == pytest.approx(per)
+    assert cache.m >= 12

@@ -31,7 +31,7 @@ def add_arguments(p) -> None:
                         "10^6 sets within the parent limit, else independence)")
     p.add_argument("--time-per-variable", type=float, metavar="S",
                    help="seconds of exploration per variable (independence, greedy, sequential; default: "
-                        "about 300 s of wall time in all, 0.05-1 s per variable)")
+                        "about 300 s of wall time in all: each variable its share of the time left, about 0.05-1 s)")
     p.add_argument("--max-evaluations", type=int, metavar="E",
                    help="parent sets scored per variable (budgeted strategies; reproducible on any "
                         "machine, unlike time)")
@@ -100,6 +100,8 @@ def run(args) -> int:
             budget = (f"{sc['time_per_variable']:g} s" if sc["time_per_variable"] is not None else "no time limit")
             if sc["max_evaluations"] is not None:
                 budget += f", {sc['max_evaluations']} evaluations"
+            if sc.get("total_seconds") is not None:
+                budget += f" (its share of {sc['total_seconds']:.0f} s in all)"
             print(f"exploration:     {cache.meta['explore']}, {budget} per variable ({stops}); "
                   f"{sc['sets_evaluated']} sets scored, {sc['candidates_after']} kept", file=sys.stderr)
         if constraints is not None:

@@ -35,7 +35,10 @@ AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
 #: not act on Ctrl-C or SIGTERM; the parent stays responsive and terminates the worker
 ISOLATE_MIN_SETS = 2_000_000
 #: ``time_per_variable="auto"``: about this many seconds of exploration in all (wall clock, spread
-#: over the workers), at most 1 s and at least 0.05 s per variable.
+#: over the workers), at most 1 s and at least 0.05 s per variable; that total is kept by giving
+#: each variable its share of the time left (lpbn.scoring.parallel.BudgetSchedule: a variable's
+#: first pushes may overrun its budget, the final phase and the assembly take time too, and
+#: moviereview's 300 planned seconds became 353-390 s with a fixed budget per variable).
 AUTO_EXPLORE_SECONDS = 300.0
 #: Runs smaller than this (variables x rows) are scored in this process by default.
 SERIAL_CELLS = 200_000
@@ -199,12 +202,14 @@ def _explore_options(strategy, time_per_variable, max_evaluations, max_candidate
     unknown = set(fields) - {"pool_extra", "max_pool", "heap_cap", "pairs_share", "triples_share"}
     if unknown:
         raise InputError(f"unknown explore option(s): {', '.join(sorted(unknown))}")
+    total = None
     if time_per_variable == "auto":
         time_per_variable = min(1.0, max(0.05, AUTO_EXPLORE_SECONDS * workers / max(n, 1)))
+        total = time_per_variable * n / max(workers, 1)
     elif time_per_variable is not None and not isinstance(time_per_variable, (int, float)):
         raise InputError(f"time_per_variable must be seconds, 'auto' or None, got {time_per_variable!r}")
     opts = ExploreOptions(time_per_variable=None if time_per_variable is None else float(time_per_variable),
-                          max_evaluations=max_evaluations,
+                          total_seconds=total, max_evaluations=max_evaluations,
                           max_candidates=1000 if max_candidates is None else max_candidates, **fields)
     return opts.validate()
 
@@ -236,7 +241,8 @@ def _meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, r
         stops: dict[str, int] = {}
         for r in results:
             stops[r["stop"]] = stops.get(r["stop"], 0) + 1
-        sc.update(time_per_variable=opts.time_per_variable, max_evaluations=opts.max_evaluations,
+        sc.update(time_per_variable=opts.time_per_variable, total_seconds=opts.total_seconds,
+                  max_evaluations=opts.max_evaluations,
                   max_candidates=opts.max_candidates, sets_evaluated=sum(r["evaluated"] for r in results),
                   pool_sizes=[r["pool"] for r in results], stopped=stops,
                   explore_seconds=sum(r["seconds"] for r in results))

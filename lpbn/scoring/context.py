@@ -32,9 +32,13 @@ class ExploreOptions:
     open list (a full list keeps its better half).  ``pairs_share``, ``triples_share``:
     independence selection first scores every pair of the pool exactly, then triples by BIC*,
     within at most these shares of the budget (0 and 0: the paper's pure BIC* order).
+    ``total_seconds`` (set by ``time_per_variable="auto"``): the wall time the whole
+    exploration should take; each variable then gets its share of the time left
+    (:class:`lpbn.scoring.parallel.BudgetSchedule`) instead of a fixed ``time_per_variable``.
     """
 
     time_per_variable: float | None = 1.0
+    total_seconds: float | None = None
     max_evaluations: int | None = None
     max_candidates: int = 1000
     pool_extra: int = 16
@@ -48,6 +52,8 @@ class ExploreOptions:
                                                        and math.isfinite(self.time_per_variable)):
             raise InputError(f"time_per_variable must be a positive number of seconds, got "
                              f"{self.time_per_variable!r}")
+        if self.total_seconds is not None and not (self.total_seconds > 0 and math.isfinite(self.total_seconds)):
+            raise InputError(f"total_seconds must be a positive number of seconds, got {self.total_seconds!r}")
         for name in ("max_evaluations", "max_candidates", "pool_extra", "max_pool", "heap_cap"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, (int, np.integer)) or v < (0 if name == "pool_extra" else 1)):

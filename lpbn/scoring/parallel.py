@@ -4,7 +4,10 @@ Exploration is independent per variable (Scanagatta et al. 2015, §3.2: "The pro
 repeated for every variable and can be easily parallelized"), so the variables are mapped
 over workers and the results put back in variable order.  The result does not depend on the
 scheduler: each variable's exploration reads only the shared context.  (Time budgets make a
-run depend on the machine's speed; evaluation budgets do not.)
+run depend on the machine's speed; evaluation budgets do not.)  With a planned total
+(``time_per_variable="auto"``) the local processes and the serial loop hand each variable its
+share of the time left as it starts (:class:`BudgetSchedule`); a Dask cluster gets the fixed
+``time_per_variable``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import os
 import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from itertools import islice
 from typing import Any, Callable
 
 from .explore import explore_variable
@@ -39,8 +43,39 @@ def _init_worker(ctx) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _work(x: int) -> dict[str, Any]:
-    return explore_variable(_CTX, x)
+def _work(x: int, seconds: float | None = None) -> dict[str, Any]:
+    return explore_variable(_CTX, x, seconds)
+
+
+class BudgetSchedule:
+    """Keeps a time-budgeted exploration to its planned total (``options.total_seconds``).
+
+    A variable that starts gets b = T_left * workers / (V_left + (workers - 1) / 2) seconds:
+    the time left shared among the variables not started yet and the half budget, on average,
+    that each of the other workers still has to go on the variable it holds.  So overruns
+    (a variable's first pushes may take up to two budgets, see
+    :mod:`lpbn.scoring.explore.budgeted`; the final phase and result hand-over take time too)
+    shorten the later budgets, and variables that finish early (an exhausted pool) lend theirs.
+    b stays within [LOW, HIGH] times ``time_per_variable``.  Without a planned total every
+    variable gets ``time_per_variable`` (None: no time budget).
+    """
+
+    LOW, HIGH = 0.25, 2.0
+
+    def __init__(self, options, n: int, workers: int):
+        self.base = options.time_per_variable
+        total = getattr(options, "total_seconds", None)
+        self.end = None if total is None or self.base is None else time.perf_counter() + float(total)
+        self.left = n
+        self.workers = max(1, int(workers))
+
+    def next(self) -> float | None:
+        """The budget of the variable starting now."""
+        self.left -= 1
+        if self.end is None:
+            return self.base
+        share = (self.end - time.perf_counter()) * self.workers / (self.left + 1 + (self.workers - 1) / 2)
+        return min(self.HIGH * self.base, max(self.LOW * self.base, share))
 
 
 def dask_task(x: int, ctx) -> dict[str, Any]:
@@ -69,8 +104,9 @@ def explore_all(ctx, jobs: int = 1, scheduler: Any = None,
     if scheduler is not None:
         _map_dask(ctx, scheduler, finished)
     elif (jobs <= 1 or n == 1) and not isolate:
+        schedule = BudgetSchedule(ctx.options, n, 1)
         for x in range(n):
-            finished(explore_variable(ctx, x))
+            finished(explore_variable(ctx, x, schedule.next()))
     else:
         _map_processes(ctx, jobs, finished)
     return results  # type: ignore[return-value]
@@ -83,10 +119,20 @@ def _map_processes(ctx, jobs: int, finished) -> None:
     mp = multiprocessing.get_context("fork" if "fork" in methods else None)
     ex = ProcessPoolExecutor(max_workers=min(jobs, ctx.n), mp_context=mp, initializer=_init_worker,
                              initargs=(ctx,))
+    workers = min(jobs, ctx.n)
+    schedule = BudgetSchedule(ctx.options, ctx.n, workers)
+    todo = iter(_largest_first(ctx))
     try:
-        futures = [ex.submit(_work, x) for x in _largest_first(ctx)]
-        for f in as_completed(futures):
-            finished(f.result())
+        # at most one variable queued beyond the busy workers, so each budget is set as its
+        # variable is about to start
+        running = {ex.submit(_work, x, schedule.next()) for x in islice(todo, workers + 1)}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                finished(f.result())
+                x = next(todo, None)
+                if x is not None:
+                    running.add(ex.submit(_work, x, schedule.next()))
     except BaseException:       # Ctrl-C, SIGTERM (lpbn.signals.Interrupted), a worker's error
         _stop_pool(ex)
         raise

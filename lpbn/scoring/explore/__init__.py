@@ -27,11 +27,12 @@ STRATEGIES = ("exhaustive", "independence", "greedy", "sequential")
 BUDGETED = ("independence", "greedy", "sequential")
 
 
-def explore_variable(ctx, x: int) -> dict[str, Any]:
-    """Kept parent sets of variable ``x`` under ``ctx.explore`` (see the module docstring)."""
+def explore_variable(ctx, x: int, seconds: float | None = None) -> dict[str, Any]:
+    """Kept parent sets of variable ``x`` under ``ctx.explore`` (see the module docstring);
+    ``seconds`` overrides the budgeted strategies' ``time_per_variable`` for this variable."""
     if ctx.explore == "exhaustive":
         from .exhaustive import explore
         return explore(ctx, x)
     from .budgeted import explore
-    return explore(ctx, x, ctx.explore)
+    return explore(ctx, x, ctx.explore, seconds)
 

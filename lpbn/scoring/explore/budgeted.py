@@ -57,8 +57,10 @@ def _ll_of(ctx, x: int, variables: np.ndarray) -> float:
     return float(ll)
 
 
-def explore(ctx, x: int, strategy: str) -> dict[str, Any]:
-    """Explore the parent sets of variable ``x`` with ``strategy`` (see the module docstring)."""
+def explore(ctx, x: int, strategy: str, seconds: float | None = None) -> dict[str, Any]:
+    """Explore the parent sets of variable ``x`` with ``strategy`` (see the module docstring),
+    for ``seconds`` (default: ``ctx.options.time_per_variable``; the schedule of
+    :mod:`lpbn.scoring.parallel` passes each variable its share of the time left)."""
     t0 = time.perf_counter()
     opts = ctx.options
     rx = int(ctx.arities[x])
@@ -102,7 +104,8 @@ def explore(ctx, x: int, strategy: str) -> dict[str, Any]:
     full_gain = np.full(ctx.n, -np.inf)
     full_gain[cand] = gain
     pool_rows = rows[np.isin(start, pool_pos)]
-    stop = _run(ctx, x, strategy, fr, z, pool, full_gain, full_single, pool_rows, limit, ll_ub, t0)
+    budget = opts.time_per_variable if seconds is None else seconds
+    stop = _run(ctx, x, strategy, fr, z, pool, full_gain, full_single, pool_rows, limit, ll_ub, t0, budget)
     F.final_refs(fr.cf, fr.ci, fr.ch, fr.tk, fr.tv, fr.st, z, max(limit, 1))
     keep = F.select_rows(fr.cf, fr.ci, fr.st, int(opts.max_candidates), 0.0)
     sets, sizes, scores = F.rows_to_sets(fr.ci, fr.cf, keep, max(limit, 1))
@@ -110,7 +113,7 @@ def explore(ctx, x: int, strategy: str) -> dict[str, Any]:
                    stop=stop)
 
 
-def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t0) -> str:
+def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t0, budget) -> str:
     """The strategy's steps in chunks until done; returns why it stopped.
 
     Independence selection first scores every pair of the pool exactly (a sequential phase
@@ -126,12 +129,12 @@ def _run(ctx, x, strategy, fr, z, pool, gain, single, pool_rows, limit, ll_ub, t
     cg = penalty_coef(AIC if kind == AIC else BIC, N)   # the guide's penalty (BDeu: BIC's)
     rmin = float(ctx.arities[pool].min()) if len(pool) else 2.0
     max_evals = np.iinfo(np.int64).max if opts.max_evaluations is None else int(opts.max_evaluations)
-    deadline = np.inf if opts.time_per_variable is None else t0 + float(opts.time_per_variable)
+    deadline = np.inf if budget is None else t0 + float(budget)
     # independence selection's first pushes (every expansion of the given rows, each scanning
     # the whole pool) may overrun the budget by at most one more budget: unbounded, they took
     # 0.6 s a variable against 0.05 s on 20,000 columns; cut at the deadline itself, they left
     # jester's caches worse (BIC -493,700 instead of -491,600 through the scale bench)
-    start_until = np.inf if opts.time_per_variable is None else deadline + float(opts.time_per_variable)
+    start_until = np.inf if budget is None else deadline + float(budget)
     cnt, pac, mapbuf = ctx.buffers()
     qlimit = max(1, ctx.qlimit_cells // int(ctx.arities[x]))   # codes * r_X must fit the count buffer
     common = (fr.slot_owner, fr.slot_codes, fr.slot_q, ctx.cols, ctx.arities, x, kind, ctx.ess, ctx.lgt,
