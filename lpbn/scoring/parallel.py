@@ -117,9 +117,8 @@ def _map_processes(ctx, jobs: int, finished) -> None:
     _warm_up(ctx.explore)
     methods = multiprocessing.get_all_start_methods()
     mp = multiprocessing.get_context("fork" if "fork" in methods else None)
-    ex = ProcessPoolExecutor(max_workers=min(jobs, ctx.n), mp_context=mp, initializer=_init_worker,
-                             initargs=(ctx,))
     workers = min(jobs, ctx.n)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp, initializer=_init_worker, initargs=(ctx,))
     schedule = BudgetSchedule(ctx.options, ctx.n, workers)
     todo = iter(_largest_first(ctx))
     try:
