@@ -38,7 +38,7 @@ ISOLATE_MIN_SETS = 2_000_000
 #: over the workers), at most 1 s and at least 0.05 s per variable; that total is kept by giving
 #: each variable its share of the time left (lpbn.scoring.parallel.BudgetSchedule: a variable's
 #: first pushes may overrun its budget, the final phase and the assembly take time too, and
-#: moviereview's 300 planned seconds became 353-390 s with a fixed budget per variable).
+#: moviereview's 300 planned seconds became 353-364 s with a fixed budget per variable).
 AUTO_EXPLORE_SECONDS = 300.0
 #: Runs smaller than this (variables x rows) are scored in this process by default.
 SERIAL_CELLS = 200_000
