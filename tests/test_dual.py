@@ -284,7 +284,7 @@ def test_primal_and_dual_lp_forms_agree(n, seed):
     cache = random_cache(n, seed=seed, max_parents=3, density=0.7)
     state = DualState(cache)
     relax(state, Incumbent(), separate=True, max_rounds=3, lp_polish=False)
-    ok, obj, lam, _ = P.PolishLP(state).solve(None)
+    ok, obj, lam, _, _ = P.PolishLP(state).solve(None)
     assert ok
     state.set_lambda(np.maximum(lam, 0.0))
     assert state.value() >= obj - 1e-7 * max(1.0, abs(obj))
@@ -343,7 +343,7 @@ def test_kcluster_dual_bounds_and_lp(n, seed):
         v = state.sweep() if step % 3 else (state.subgradient(0.5), state.exact_value())[1]
         assert v >= opt - TOL * max(1, abs(opt))
         assert abs(state.exact_value() - v) <= 1e-8 * max(1, abs(v))
-    ok, obj, lam, _ = P.PolishLP(state).solve(None)
+    ok, obj, lam, _, _ = P.PolishLP(state).solve(None)
     assert ok
     state.set_lambda(np.maximum(lam, 0.0))
     assert abs(state.value() - obj) <= 1e-6 * max(1.0, abs(obj))
@@ -423,8 +423,8 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
         state.allowed = allowed
         if saved is not None and step % 3 == 0:
             pooled.set_basis(saved)
-        ok1, v1, lam1, _ = pooled.solve(None)
-        ok2, v2, _, _ = full.solve(None)
+        ok1, v1, lam1, _, _ = pooled.solve(None)
+        ok2, v2, _, _, _ = full.solve(None)
         assert ok1 == ok2 == (full.lp.h.getModelStatus() == highspy.HighsModelStatus.kOptimal)
         if not ok2:   # the restrictions made the LP infeasible (no DAG either)
             continue

@@ -145,3 +145,75 @@ def test_purging_slack_cuts_keeps_the_lp_value_and_the_books():
         if gone:
             assert model.add_cuts(cuts) == gone
     assert purged >= 1          # the property is not vacuous
+
+
+def _three_cycle() -> ScoreCache:
+    return ScoreCache.from_families(["A", "B", "C"], [
+        [(0.0, (1, 2)), (-1.0, ())], [(0.0, (0, 2)), (-1.0, ())], [(0.0, (0, 1)), (-1.0, ())]])
+
+
+@pytest.mark.parametrize("zero_half", [False, True])
+def test_the_dual_takes_the_cut_with_its_lp_multiplier(zero_half, monkeypatch):
+    """The dual's root on the half-integral 3-cycle: clusters alone stop at the LP's -1.5; with
+    {0, 1/2}-cuts (tailing forced) the cut enters with the polish LP's dual as a fixed
+    Lagrangian multiplier, and the dual value itself (eq. 8 over the folded scores, plus
+    μ·rhs) reaches the optimum -2."""
+    import lpbn.dual.relax as relax_mod
+    from lpbn.dual.state import DualState
+    from lpbn.incumbent import Incumbent
+    monkeypatch.setattr(relax_mod, "tailing_off", lambda values, best: True)
+    state = DualState(_three_cycle())
+    state.primal_first = True
+    state.zero_half = zero_half
+    inc = Incumbent()
+    v, _, _ = relax_mod.relax(state, inc, lp_polish=True, max_rounds=20)
+    assert abs(inc.score - -2.0) < 1e-9
+    if zero_half:
+        assert state.zero_half_cuts >= 1 and np.any(state.mu > 0)
+        assert abs(v - -2.0) < 1e-7
+        assert abs(state.exact_value() - v) < 1e-9          # the folded scores carry the bound
+    else:
+        assert abs(v - -1.5) < 1e-7 and not state.cuts
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(4, 11), st.integers(0, 10**6))
+def test_dual_with_cuts_in_every_round_agrees_with_the_dp(n, seed):
+    """The dual branch and bound with {0, 1/2}-cuts separated in every root round (tailing
+    forced): the same optimum as the DP, and the bound never below it."""
+    import lpbn.dual.relax as relax_mod
+    cache = random_cache(n, seed=seed, density=0.6, integer_scores=seed % 2 == 0)
+    want = lpbn.solve(cache, "dp").score
+    saved = relax_mod.tailing_off
+    relax_mod.tailing_off = lambda values, best: True
+    try:
+        got = lpbn.solve(cache, "dual")
+    finally:
+        relax_mod.tailing_off = saved
+    assert got.status == "optimal"
+    assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
+    root = got.stats.get("root_bound")
+    assert root is None or root >= want - 1e-6 * max(1.0, abs(want))
+
+
+def test_a_restricted_state_keeps_its_cuts_and_bound():
+    """DualState.restricted carries the cuts (columns renumbered, dropped ones left out) and
+    their μ: over every candidate the value is unchanged, over a sub-cache it still bounds
+    the sub-cache's optimum."""
+    from lpbn.dual.state import DualState
+    cache = _three_cycle()
+    state = DualState(cache)
+    empty = np.array([j for j in range(cache.m) if not cache.parents(j)])
+    state.add_cluster_bits(np.array([0b111], dtype=np.uint64))
+    state.add_cuts([(empty, -np.ones(3), -2.0)])
+    state.set_cut_multipliers(np.array([0.5]))
+    state.set_lambda(np.array([0.25]))
+    v = state.exact_value()
+    assert v >= -2.0
+    same = state.restricted(np.ones(cache.m, dtype=bool))
+    assert abs(same.exact_value() - v) < 1e-12 and len(same.cuts) == 1
+    keep = np.ones(cache.m, dtype=bool)
+    keep[cache.family_range(0).start] = False        # A loses {B, C}: optimum -2 still
+    sub = state.restricted(keep)
+    assert sub.cache.m == cache.m - 1 and abs(sub.mu[0] - 0.5) < 1e-12
+    assert sub.exact_value() >= lpbn.solve(sub.cache, "dp").score - 1e-9

@@ -121,6 +121,8 @@ class BranchAndBound:
             state.grow_seeds = int(opts.grow_seeds)
         self.k_max = int(opts.k_max)
         state.kcluster_rounds = opts.kcluster_rounds
+        self.zero_half = (opts.zero_half == "auto" and opts.lp_polish != "off" and opts.primal_first
+                          and not opts.certificate)
         self.pseudo = Pseudocosts(opts.strong_reliable) if opts.strong_reliable > 0 else None
         self.stats: dict[str, Any] = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0,
                                       "decodes": 0, "max_depth": 0, "pruned_candidates": self.orig.m - cache.m,
@@ -425,6 +427,7 @@ class BranchAndBound:
         state.exact_separation = opts.exact_separation == "all" or (opts.exact_separation == "root" and is_root)
         state.k_max = self.k_max if is_root or opts.kcluster_nodes != "root" else 1
         state.kcluster_growth = is_root or opts.kcluster_nodes == "all"
+        state.zero_half = self.zero_half and is_root
         lp = getattr(state, "_lp", None)
         if node.basis is not None and lp is not None and hasattr(lp, "set_basis"):
             lp.set_basis(node.basis)
@@ -665,7 +668,7 @@ class BranchAndBound:
             stats["separation_errors"] = dict(state.separation_errors)
         stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
                      subgradient_steps=state.subgradient_steps, decodes=inc.offers,
-                     kclusters=int(np.count_nonzero(state.ck > 1)),
+                     kclusters=int(np.count_nonzero(state.ck > 1)), zero_half_cuts=state.zero_half_cuts,
                      lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
         dag = None if inc.choice is None else dag_of(cache, inc.choice)
         score = inc.score

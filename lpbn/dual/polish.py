@@ -61,6 +61,7 @@ class PolishLP:
         self.ptr = np.zeros(1, dtype=np.int64)      # CSR of every cluster's row (model or pool)
         self.idx = np.zeros(0, dtype=np.int64)
         self.dropped = 0
+        self.ncuts = 0                              # state cuts known to the model (rows id -1 - r)
 
     def sync(self) -> None:
         """Bring the state's new clusters in as rows and its allowed mask to the columns."""
@@ -74,6 +75,11 @@ class PolishLP:
             self.idle = np.concatenate([self.idle, np.zeros(len(new), dtype=np.int64)])
             self.K = st.K
             self._add_rows(new)
+        if len(st.cuts) > self.ncuts:
+            fresh = st.cuts[self.ncuts:]
+            self.lp.add_cuts(fresh)
+            self.rows = np.concatenate([self.rows, -1 - np.arange(self.ncuts, len(st.cuts))])
+            self.ncuts = len(st.cuts)
         self.lp.restrict(st.allowed)
 
     def _add_rows(self, cids: np.ndarray) -> None:
@@ -100,9 +106,10 @@ class PolishLP:
     def _drop_idle(self, row_dual: np.ndarray) -> None:
         """Count slack solves per model row; delete the rows idle for DROP_IDLE solves."""
         n = self.state.n
-        slack = self.lp.row_basic()[n:] & (np.abs(row_dual[n:]) <= 1e-12)
-        self.idle[self.rows] = np.where(slack, self.idle[self.rows] + 1, 0)
-        out = slack & (self.idle[self.rows] >= self.DROP_IDLE)
+        cl = self.rows >= 0                          # cluster rows (cut rows stay in the model)
+        slack = self.lp.row_basic()[n:] & (np.abs(row_dual[n:]) <= 1e-12) & cl
+        self.idle[self.rows[cl]] = np.where(slack[cl], self.idle[self.rows[cl]] + 1, 0)
+        out = slack & (self.idle[np.where(cl, self.rows, 0)] >= self.DROP_IDLE)
         if int(out.sum()) < self.DROP_MIN:
             return
         pos = np.flatnonzero(out)
@@ -111,21 +118,27 @@ class PolishLP:
         self.rows = self.rows[~out]
         self.dropped += len(pos)
 
-    def solve(self, time_limit: float | None) -> tuple[bool, float, np.ndarray | None, np.ndarray | None]:
-        """(optimal, LP value, λ per state cluster, η) over all the state's clusters."""
+    def solve(self, time_limit: float | None
+              ) -> tuple[bool, float, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+        """(optimal, LP value, λ per state cluster, μ per state cut, η) over all the state's
+        clusters and cuts."""
         while True:
             self.sync()
             sol = self.lp.solve_lp(time_limit)
             if sol.status != "optimal":
-                return False, math.nan, None, None
+                return False, math.nan, None, None, None
             back = self._violated_in_pool(sol.eta)
             if len(back) == 0:
                 break
             self._add_rows(back)
         lam = np.zeros(self.K)
-        lam[self.rows] = np.abs(sol.row_dual[self.state.n:])
+        mu = np.zeros(self.ncuts)
+        dual = np.abs(sol.row_dual[self.state.n:])
+        cl = self.rows >= 0
+        lam[self.rows[cl]] = dual[cl]
+        mu[-1 - self.rows[~cl]] = dual[~cl]
         self._drop_idle(sol.row_dual)
-        return True, sol.value, lam, sol.eta
+        return True, sol.value, lam, mu, sol.eta
 
     def get_basis(self):
         """The current simplex basis (to warm-start a B&B child from its parent's LP)."""
@@ -144,7 +157,8 @@ class PolishLP:
         if len(cols) != self.lp.h.getNumCol():
             return
         status = dict(zip(cids.tolist(), rows[n:]))
-        tight = np.array([c for c, s in status.items() if s != basic and not self.in_lp[c]], dtype=np.int64)
+        tight = np.array([c for c, s in status.items() if c >= 0 and s != basic and not self.in_lp[c]],
+                         dtype=np.int64)
         self._add_rows(tight)
         self.lp.load_basis(cols, rows[:n] + [status.get(c, basic) for c in self.rows.tolist()])
 
@@ -166,15 +180,19 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
     lp = getattr(state, "_lp", None)
     if lp is None:
         lp = state._lp = PolishLP(state)
-    ok, obj, lam, eta = lp.solve(time_limit)
+    ok, obj, lam, mu, eta = lp.solve(time_limit)
     if not ok:
         state.eta = None
         return False, math.nan
     state.eta = np.maximum(eta, 0.0)
     state.last_eta = state.eta
     before = state.exact_value()
-    old = state.lam.copy()
+    old, old_mu = state.lam.copy(), state.mu.copy()
+    if len(mu):
+        state.set_cut_multipliers(mu)
     state.set_lambda(np.maximum(lam, 0.0))
     if not state.value() <= before:
+        if len(mu):
+            state.set_cut_multipliers(old_mu)
         state.set_lambda(old)
     return True, obj
