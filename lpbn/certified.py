@@ -159,7 +159,9 @@ def _solve_bound(cache, control, method, options, incumbent=None, feed=None) -> 
         return solve_highs(cache, control, prune=False, **options)
     from .dual.solver import solve_dual
     opts = dict(options)
-    if cache.n > DUAL_LOCAL_SEARCH_MAX_N:
+    if cache.n > DUAL_LOCAL_SEARCH_MAX_N or feed is not None:
+        # beside the search (feed), its DAGs are the incumbents: the dual's own climbs took
+        # 5 of accidents' 60 s of bound and never beat them (results/scale/README.md)
         opts.setdefault("local_search", 0.0)
     if feed is not None:
         opts["incumbent_feed"] = feed

@@ -14,7 +14,8 @@ when the best decoded score meets the highest open bound.
 :meth:`BranchAndBound.run` returns the :class:`~lpbn.result.SolveResult`.  Beyond the paper,
 and each switched off by an option: the exact LP polish (``lp_polish``), edge branching at
 the LP point (``branching``, :mod:`lpbn.dual.branching`), k-cluster constraints (``k_max``),
-the ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`) and
+{0, 1/2}-cuts in the root as Lagrangian terms (``zero_half``, :meth:`DualState.add_cuts`), the
+ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`) and
 reduced-cost fixing from the root's λ (``fixing``, :mod:`lpbn.dual.fixing`).
 """
 

@@ -7,6 +7,8 @@ The cluster list is global to a solve: a cluster constraint is valid for every D
 branch-and-bound children inherit all clusters and simply pad λ with zeros.
 Besides the paper's clusters (eq. 6) the list may hold k-cluster constraints (``ck[c] = k
 >= 2``, Cussens et al. 2017, see :mod:`lpbn.dual.kernels`); they only tighten the LP.
+General rows (the {0, 1/2}-cuts of :mod:`lpbn.lp.zero_half`) enter with fixed multipliers μ
+folded into ``scores`` and ``offset`` (:meth:`DualState.add_cuts`).
 """
 
 from __future__ import annotations
