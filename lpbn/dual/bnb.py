@@ -205,7 +205,7 @@ class BranchAndBound:
     def _search(self) -> str:
         """Best-first: pop the open node with the highest bound until none is left (§6); with
         parallel workers, until none is left anywhere (:mod:`lpbn.dual.parallel`)."""
-        control, inc, feed = self.control, self.inc, self.opts.incumbent_feed
+        control = self.control
         while True:
             if not self.heap:
                 if self.exchange is None:
@@ -217,10 +217,7 @@ class BranchAndBound:
             stop = control.should_stop(nodes=self.stats["nodes"])
             if stop:
                 return stop
-            if feed is not None:
-                fed = self._current_choice(feed())
-                if fed is not None:
-                    inc.offer(fed, float(self.cache.scores[fed].sum()))
+            self._take_feed()
             if self.exchange is not None:
                 self._exchange()
             self._refix()
@@ -459,7 +456,8 @@ class BranchAndBound:
                                on_sweep=self._on_sweep if opts.on_sweep is not None else None,
                                on_bound=self._on_bound, lp_polish=opts.lp_polish == "nodes",
                                stall_rounds=2 if is_root else opts.node_stall_rounds,
-                               on_round=self._on_round if self.searcher is not None or self.in_root else None,
+                               on_round=self._on_round if self.searcher is not None or self.in_root or
+                               opts.incumbent_feed is not None else None,
                                tail_rounds=opts.root_tail_rounds if is_root else opts.tail_rounds,
                                tail_gain=opts.root_tail_gain if is_root else opts.tail_gain,
                                stop=self._stopped)
@@ -614,7 +612,18 @@ class BranchAndBound:
                                        nid=node.nid))
 
     # ------------------------------------------------------------------ incumbent search
+    def _take_feed(self) -> None:
+        """Offer the DAG the ``incumbent_feed`` gives (a search beside the dual), if any."""
+        feed = self.opts.incumbent_feed
+        if feed is not None:
+            fed = self._current_choice(feed())
+            if fed is not None:
+                self.inc.offer(fed, float(self.cache.scores[fed].sum()))
+
     def _on_round(self, order: np.ndarray) -> None:
+        # every round, not only between nodes: the root's tailing rules (k-clusters, cuts)
+        # and fixing measure the gap against the incumbent, which the search beside supplies
+        self._take_feed()
         if self.searcher is not None:
             self.rounds_seen += 1
             self._local_search([order])
