@@ -118,23 +118,24 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         cuts = cheap_clusters(model.cache, lp.eta, tol)
         added = model.add_clusters(np.array(cuts)) if cuts else 0
         res.cuts_cheap += added
-        tailing = added and best is not None and tailing_off(res.values, best())
-        if tailing and k_max >= 2 and backoff.due():
-            new = add_kclusters(model, lp.eta, k_max)
-            backoff.found(new)
-            res.cuts_kcluster += new
-        if tailing and zero_half and zero_half_backoff.due():
-            new = _add_zero_half(model, lp.eta, zero_half)
-            zero_half_backoff.found(new)
-            res.cuts_zero_half += new
-        if added:
-            continue
-        if grow:
+        if not added and grow:
             cuts = grown_clusters(model.cache, lp.eta, tol)
             added = model.add_clusters(np.array(cuts)) if cuts else 0
             res.cuts_grown += added
-            if added:
-                continue
+        if added:
+            # the tail rule in every round that found clusters, grown ones too: on connect4
+            # most rounds find them only by growth (1,612 of 1,940), and a rule checked after
+            # the cheap ones alone never fired there (root gap 11.8% at 60 s instead of 3.0%)
+            if best is not None and tailing_off(res.values, best()):
+                if k_max >= 2 and backoff.due():
+                    new = add_kclusters(model, lp.eta, k_max)
+                    backoff.found(new)
+                    res.cuts_kcluster += new
+                if zero_half and zero_half_backoff.due():
+                    new = _add_zero_half(model, lp.eta, zero_half)
+                    zero_half_backoff.found(new)
+                    res.cuts_zero_half += new
+            continue
         if exact:
             budget = left()
             if subip_time is not None:
