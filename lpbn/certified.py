@@ -10,10 +10,7 @@ time budget on two things (one after the other on one core; side by side on two,
    (:mod:`lpbn.dual`), with the search's DAG as its incumbent, gives a valid upper bound on
    every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
    and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
-   takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`): its root cut loop adds
-   {0, 1/2}-Chvátal–Gomory cuts beside the cluster rows once they tail off, which the dual's
-   coordinate descent has no room for (tighter on accidents and connect4, looser on baudio;
-   see LP_BOUNDS).
+   takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
 run side by side instead, each for the whole time: the dual in a forked process (which shares
@@ -52,12 +49,13 @@ SEARCH_SHARE = 0.5
 #: Above this many variables the dual runs without its own ordering local search (the
 #: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
 DUAL_LOCAL_SEARCH_MAX_N = 1000
-#: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP, whose root
-#: cut loop adds {0, 1/2}-cuts beside tailing cluster rounds (:mod:`lpbn.lp.cut_loop`).
-#: Measured at 60 s beside ASOBS on the same explored caches (results/scale/bounds): HiGHS is
-#: tighter on bnetflix, accidents and connect4 (0.248 / 1.250 / 3.022% against 0.363 / 1.655 /
-#: 3.890%), the dual on plants, baudio and jester (2.636 / 0.409 / 0.142% against 2.940 / 0.530
-#: / 0.150%); nothing known before the run tells them apart, so the dual stays the default.
+#: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP.  Both add
+#: k-clusters and {0, 1/2}-cuts beside tailing cluster rounds (the dual's cuts as Lagrangian
+#: terms, :meth:`lpbn.dual.state.DualState.add_cuts`).  At 60 s beside ASOBS on the same
+#: explored caches (results/scale/bounds, bounds-cuts): the dual is tighter on plants, baudio,
+#: jester (2.636 / 0.409 / 0.142% against 2.940 / 0.530 / 0.150%), accidents and connect4
+#: (1.09 / 2.91% against 1.50 / 3.54%), HiGHS on bnetflix (0.248% against 0.363%), so the dual
+#: is the default.
 LP_BOUNDS = ("dual", "highs")
 BOUNDS = LP_BOUNDS + ("trivial",)
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
