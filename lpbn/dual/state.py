@@ -38,7 +38,7 @@ class DualState:
         self.cache = cache
         self.n = cache.n
         self.W = cache.words
-        self.scores = cache.scores            # Lagrangian scores: the cache's minus the cuts' μ·a (see set_cut_multipliers)
+        self.scores = cache.scores            # the cache's minus the cuts' μ·a (see add_cuts)
         # candidates' bitsets for the membership tests, or none (CSR tests) on wide caches
         self.bits = cache.bits if self.W < CSR_MIN_WORDS else np.zeros((0, self.W), dtype=np.uint64)
         self.offsets = cache.offsets
