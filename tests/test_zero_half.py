@@ -206,8 +206,7 @@ def test_a_restricted_state_keeps_its_cuts_and_bound():
     empty = np.array([j for j in range(cache.m) if not cache.parents(j)])
     state.add_cluster_bits(np.array([0b111], dtype=np.uint64))
     state.add_cuts([(empty, -np.ones(3), -2.0)])
-    state.set_cut_multipliers(np.array([0.5]))
-    state.set_lambda(np.array([0.25]))
+    state.set_duals(np.array([0.25]), np.array([0.5]))
     v = state.exact_value()
     assert v >= -2.0
     same = state.restricted(np.ones(cache.m, dtype=bool))

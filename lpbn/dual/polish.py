@@ -188,11 +188,7 @@ def polish(state: DualState, time_limit: float | None = None) -> tuple[bool, flo
     state.last_eta = state.eta
     before = state.exact_value()
     old, old_mu = state.lam.copy(), state.mu.copy()
-    if len(mu):
-        state.set_cut_multipliers(mu)
-    state.set_lambda(np.maximum(lam, 0.0))
+    state.set_duals(np.maximum(lam, 0.0), mu)
     if not state.value() <= before:
-        if len(mu):
-            state.set_cut_multipliers(old_mu)
-        state.set_lambda(old)
+        state.set_duals(old, old_mu)
     return True, obj

@@ -191,13 +191,14 @@ class DualState:
             self.mu = np.concatenate([self.mu, np.zeros(added)])
         return added
 
-    def set_cut_multipliers(self, mu: np.ndarray) -> None:
-        """Load the cuts' μ >= 0 (shorter vectors are padded with zeros) and refresh."""
+    def set_duals(self, lam: np.ndarray, mu: np.ndarray) -> None:
+        """Load the clusters' λ and the cuts' μ >= 0 (shorter vectors are padded with zeros)
+        and refresh once."""
         full = np.zeros(len(self.cuts), dtype=np.float64)
         full[:len(mu)] = np.maximum(np.asarray(mu, dtype=np.float64)[:len(self.cuts)], 0.0)
         self.mu = full
         self._fold_cuts()
-        self.refresh()
+        self.set_lambda(lam)
 
     def _fold_cuts(self) -> None:
         """scores = cache.scores - Σ_r μ_r a_r and offset = Σ_r μ_r rhs_r (see add_cuts)."""
@@ -372,19 +373,12 @@ class DualState:
         the passes of the HiGHS cut loop: zero-cost combinations, then nearly tight rows and
         nearly integral columns) from the convexity rows, the eq. 6 clusters and the earlier
         cuts; they enter the dual with fixed multipliers (:meth:`add_cuts`).  How many."""
-        from ..lp.cut_loop import ZERO_HALF_MIN_VIOLATION, ZERO_HALF_SLACKS
-        from ..lp.zero_half import MIN_VIOLATION, zero_half_cuts
+        from ..lp.cut_loop import separate_zero_half
         if eta is None or not np.any(eta > 1e-9):
             return 0
-        clusters = self.cbits[self.ck == 1]
-        for slack in ZERO_HALF_SLACKS:
-            cuts = zero_half_cuts(self.cache, eta, clusters, extra=self.cuts, slack=slack,
-                                  min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION)
-            added = self.add_cuts(cuts)
-            if added:
-                self.zero_half_cuts += added
-                return added
-        return 0
+        added = separate_zero_half(self.cache, eta, self.cbits[self.ck == 1], self.cuts, self.add_cuts)
+        self.zero_half_cuts += added
+        return added
 
     def _separate_primal(self, max_new: int, deadline: float, viol_tol: float = 1e-6,
                          subip: bool = True) -> int:

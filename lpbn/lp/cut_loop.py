@@ -159,11 +159,21 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
 
 
 def _add_zero_half(model, eta: np.ndarray, zero_half: bool | str) -> int:
-    """Add the {0, 1/2}-cuts violated at η: the zero-cost ones, then (``"slack"``) each
-    pass of :data:`ZERO_HALF_SLACKS` only when the one before found nothing; how many."""
-    for slack in ZERO_HALF_SLACKS if zero_half == "slack" else ZERO_HALF_SLACKS[:1]:
-        added = model.add_cuts(zero_half_cuts(model.cache, eta, model.clusters.bits, extra=model.cuts, slack=slack,
-                                              min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION))
+    """Add the {0, 1/2}-cuts violated at η to the model (:func:`separate_zero_half`, all its
+    passes with ``"slack"``, else the zero-cost one); how many."""
+    return separate_zero_half(model.cache, eta, model.clusters.bits, model.cuts, model.add_cuts,
+                              ZERO_HALF_SLACKS if zero_half == "slack" else ZERO_HALF_SLACKS[:1])
+
+
+def separate_zero_half(cache, eta: np.ndarray, clusters: np.ndarray, extra: list, add,
+                       slacks: tuple[float, ...] = ZERO_HALF_SLACKS) -> int:
+    """The {0, 1/2}-cuts violated at η from the convexity rows, the eq. 6 ``clusters`` and the
+    earlier cuts ``extra``: the zero-cost ones, then each further pass of ``slacks`` only when
+    the one before found nothing; each pass's cuts go to ``add`` (the HiGHS model's or the
+    dual state's ``add_cuts``, returning how many were new).  How many were added."""
+    for slack in slacks:
+        added = add(zero_half_cuts(cache, eta, clusters, extra=extra, slack=slack,
+                                   min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION))
         if added:
             return added
     return 0

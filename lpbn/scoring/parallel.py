@@ -64,7 +64,7 @@ class BudgetSchedule:
 
     def __init__(self, options, n: int, workers: int):
         self.base = options.time_per_variable
-        total = getattr(options, "total_seconds", None)
+        total = options.total_seconds
         self.end = None if total is None or self.base is None else time.perf_counter() + float(total)
         self.left = n
         self.workers = max(1, int(workers))
