@@ -182,6 +182,13 @@ def compile_method(method: str) -> None:
         for cache, limit in zip(caches, limits):
             cache.prune_dominated()
             solve(cache, method, time_limit=limit)
+        if method == "dual":     # large caches' polish: a restricted model (column generation)
+            from .dual.polish import compile_kernels
+            from .dual.relax import Incumbent, relax
+            from .dual.state import DualState
+            state = DualState(caches[2])
+            relax(state, Incumbent(), separate=True, max_rounds=2, lp_polish=False)
+            compile_kernels(state)
     finally:
         _compiling = False
     marker = _marker(method)

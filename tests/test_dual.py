@@ -433,6 +433,69 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
         saved = pooled.get_basis()
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 10), seed=st.integers(0, 10_000), start=st.integers(1, 3))
+def test_column_generation_keeps_the_lp_over_all_columns(n, seed, start):
+    """A restricted polish model (a few columns per variable, the others priced in) has the
+    value of the model with every column, with {0, 1/2}-cuts among its rows, under changing
+    branch restrictions (some make the restricted model infeasible: every allowed column then
+    comes in) and restored bases; its λ and μ certify that value through eq. 8."""
+    import highspy
+    from lpbn.dual import polish as P
+    from lpbn.dual.relax import Incumbent, relax
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.8)
+    state = DualState(cache)
+    relax(state, Incumbent(), separate=True, max_rounds=4, lp_polish=False)
+    full = P.PolishLP(state)
+    ok, _, _, _, eta = full.solve(None)
+    if ok:
+        from lpbn.lp.cut_loop import separate_zero_half
+        separate_zero_half(cache, eta, state.cbits[state.ck == 1], [], state.add_cuts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(P.PolishLP, "RESTRICT_ABOVE", 0)
+        mp.setattr(P.PolishLP, "START_COLUMNS", start)
+        mp.setattr(P.PolishLP, "PRICE_COLUMNS", 1)
+        priced = P.PolishLP(state)
+    assert priced.lp.pos is not None and priced.lp.num_cols < cache.m
+    rng = np.random.default_rng(seed)
+    saved = None
+    for step in range(6):
+        allowed = np.ones(cache.m, dtype=np.bool_)
+        if step:
+            for i in range(n):
+                lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+                allowed[lo:hi] = rng.random(hi - lo) < 0.7
+                allowed[lo + int(rng.integers(hi - lo))] = True
+        state.allowed = allowed
+        if saved is not None and step % 2 == 0:
+            priced.set_basis(saved)
+        ok1, v1, lam, mu, eta1 = priced.solve(None)
+        ok2, v2, _, _, _ = full.solve(None)
+        assert ok1 == ok2 == (full.lp.h.getModelStatus() == highspy.HighsModelStatus.kOptimal)
+        if not ok2:
+            continue
+        assert abs(v1 - v2) <= 1e-7 * max(1.0, abs(v2))
+        assert np.all(eta1[~allowed] == 0) and np.allclose(np.bincount(cache.family, eta1, n), 1.0)
+        state.set_duals(np.maximum(lam, 0.0), mu)
+        assert abs(state.value() - v2) <= 1e-6 * max(1.0, abs(v2))
+        saved = priced.get_basis()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 9), seed=st.integers(0, 10_000))
+def test_dual_with_column_generation_is_exact(n, seed):
+    """The dual B&B whose polish LPs start from one column per variable agrees with the DP."""
+    from lpbn.dual import polish as P
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.8)
+    opt = lpbn.solve(cache, method="dp").score
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(P.PolishLP, "RESTRICT_ABOVE", 0)
+        mp.setattr(P.PolishLP, "START_COLUMNS", 1)
+        r = lpbn.solve(cache, method="dual")
+    assert r.status == "optimal"
+    assert abs(r.score - opt) <= TOL * max(1, abs(opt))
+
+
 @pytest.mark.parametrize("n,seed,polish", [(7, 1, True), (8, 4, False), (9, 6, True), (8, 9, False)])
 def test_csr_membership_tests_match_bitsets(monkeypatch, n, seed, polish):
     """Wide caches test cluster membership on CSR parent lists: same sweeps, same optimum."""

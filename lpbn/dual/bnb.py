@@ -679,7 +679,8 @@ class BranchAndBound:
         stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
                      subgradient_steps=state.subgradient_steps, decodes=inc.offers,
                      kclusters=int(np.count_nonzero(state.ck > 1)), zero_half_cuts=state.zero_half_cuts,
-                     lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)))
+                     lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)),
+                     lp_columns_priced=int(getattr(getattr(state, "_lp", None), "priced", 0)))
         dag = None if inc.choice is None else dag_of(cache, inc.choice)
         score = inc.score
         if self.shared_best is not None and self.shared_best[0] > score:     # another worker's DAG

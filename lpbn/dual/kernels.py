@@ -678,3 +678,56 @@ def sink_order(eta, scores, offsets, family, inv_ptr, inv_items):
                 bk1[v] = b1
                 bk2[v] = b2
     return order
+
+
+@numba.njit(cache=True)
+def _holds(bits, ptr, items, j, i, cbits, ck, c):
+    """Does cluster c's row hold candidate j of variable i (i ∈ C and I_C(s_j))?"""
+    if c < 0 or not ((cbits[c, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)):
+        return False
+    return _active(bits, ptr, items, j, cbits, c, ck[c])
+
+
+@numba.njit(cache=True)
+def column_rows(bits, ptr, items, family, cands, cbits, ck, cids):
+    """The cluster rows that hold each candidate of ``cands`` (a new column of the polish
+    LP's restricted model): CSR over ``cands`` of the positions r in ``cids`` (the model's
+    row ids; negative ids are no cluster) whose cluster holds it (:func:`_holds`)."""
+    k = cands.shape[0]
+    out_ptr = np.zeros(k + 1, dtype=np.int64)
+    for t in range(k):
+        j = cands[t]
+        for r in range(cids.shape[0]):
+            if _holds(bits, ptr, items, j, family[j], cbits, ck, cids[r]):
+                out_ptr[t + 1] += 1
+    for t in range(k):
+        out_ptr[t + 1] += out_ptr[t]
+    rows = np.empty(out_ptr[k], dtype=np.int64)
+    for t in range(k):
+        j = cands[t]
+        at = out_ptr[t]
+        for r in range(cids.shape[0]):
+            if _holds(bits, ptr, items, j, family[j], cbits, ck, cids[r]):
+                rows[at] = r
+                at += 1
+    return out_ptr, rows
+
+
+@numba.njit(cache=True)
+def cluster_sums(bits, ptr, items, family, js, vals, cbits, ck, cids):
+    """Left-hand side of each cluster row of ``cids`` at a sparse point η (``vals`` on the
+    candidates ``js``, largest first for speed): Σ of η_j over the candidates the row holds
+    (:func:`_holds`), counted only until it reaches the row's k (a violation test)."""
+    out = np.zeros(cids.shape[0])
+    for r in range(cids.shape[0]):
+        c = cids[r]
+        need = ck[c]
+        total = 0.0
+        for t in range(js.shape[0]):
+            j = js[t]
+            if _holds(bits, ptr, items, j, family[j], cbits, ck, c):
+                total += vals[t]
+                if total >= need:
+                    break
+        out[r] = total
+    return out

@@ -202,16 +202,7 @@ class DualState:
 
     def _fold_cuts(self) -> None:
         """scores = cache.scores - Σ_r μ_r a_r and offset = Σ_r μ_r rhs_r (see add_cuts)."""
-        on = np.flatnonzero(self.mu > 0.0)
-        if len(on) == 0:
-            self.scores, self.offset = self.cache.scores, 0.0
-            return
-        cols = np.concatenate([self.cuts[r][0] for r in on])
-        vals = np.concatenate([self.mu[r] * self.cuts[r][1] for r in on])
-        scores = np.array(self.cache.scores, dtype=np.float64, copy=True)
-        np.subtract.at(scores, cols, vals)
-        self.scores = scores
-        self.offset = float(sum(self.mu[r] * self.cuts[r][2] for r in on))
+        self.scores, self.offset = folded_scores(self.cache.scores, self.cuts, self.mu)
 
     # ------------------------------------------------------------------ state
     def set_lambda(self, lam: np.ndarray) -> None:
@@ -530,6 +521,19 @@ class DualState:
                 if added >= max_new:
                     break
         return added
+
+
+def folded_scores(scores: np.ndarray, cuts: list, mu: np.ndarray) -> tuple[np.ndarray, float]:
+    """The cuts' Lagrangian terms folded into the scores (see :meth:`DualState.add_cuts`):
+    ``scores - Σ_r μ_r a_r`` and ``Σ_r μ_r rhs_r``."""
+    on = np.flatnonzero(np.asarray(mu) > 0.0)
+    if len(on) == 0:
+        return scores, 0.0
+    cols = np.concatenate([cuts[r][0] for r in on])
+    vals = np.concatenate([mu[r] * cuts[r][1] for r in on])
+    out = np.array(scores, dtype=np.float64, copy=True)
+    np.subtract.at(out, cols, vals)
+    return out, float(sum(mu[r] * cuts[r][2] for r in on))
 
 
 def _cut_key(cols: np.ndarray, coef: np.ndarray, rhs: float) -> bytes:

@@ -95,6 +95,11 @@ class EtaLP:
         HiGHS threads (1 keeps the machine shareable and results reproducible).
     presolve : bool
         False for a model that is re-solved many times from a warm basis (the dual's polish).
+    columns : int array, optional
+        Build the LP over these candidates only (a restricted master for column generation,
+        as in :mod:`lpbn.dual.polish`); rows given over candidates keep only their entries
+        in the model, :meth:`add_columns` brings more in, and η outside the model is 0.
+        The ILP needs every column, so a restricted model is an LP only.
     column_upper : float
         The columns' upper bound: 1 (the ILP's bounds), or ``inf`` when the cluster rows'
         duals are to be read as eq. 8's λ — η <= 1 is implied by the convexity rows, and
@@ -109,7 +114,8 @@ class EtaLP:
     """
 
     def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None, *,
-                 threads: int = 1, log: bool = False, presolve: bool = True, column_upper: float = 1.0):
+                 threads: int = 1, log: bool = False, presolve: bool = True, column_upper: float = 1.0,
+                 columns: np.ndarray | None = None):
         self.cache = cache
         self.n, self.m = cache.n, cache.m
         self.clusters = ClusterFamily(cache.n)
@@ -125,17 +131,24 @@ class EtaLP:
         h.setOptionValue("random_seed", 0)
         if not presolve:
             h.setOptionValue("presolve", "off")
-        m = self.m
-        self.allowed = np.ones(m, dtype=np.bool_)   # columns not fixed to 0 by restrict()
+        self.allowed = np.ones(self.m, dtype=np.bool_)   # candidates not fixed to 0 by restrict()
         self.upper = float(column_upper)
+        # model column -> candidate, and candidate -> model column (None: the identity)
+        self.cols = np.arange(self.m, dtype=np.int64) if columns is None else \
+            np.unique(np.asarray(columns, dtype=np.int64))
+        self.pos: np.ndarray | None = None
+        if columns is not None:
+            self.pos = np.full(self.m, -1, dtype=np.int64)
+            self.pos[self.cols] = np.arange(len(self.cols))
+        m = len(self.cols)
         zero = np.zeros(m + 1, dtype=np.int32)
-        h.addCols(m, np.asarray(cache.scores, dtype=np.float64), np.zeros(m), np.full(m, self.upper), 0,
+        h.addCols(m, np.asarray(cache.scores, dtype=np.float64)[self.cols], np.zeros(m), np.full(m, self.upper), 0,
                   zero[:m], np.zeros(0, dtype=np.int32), np.zeros(0))
         h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         # convexity rows: variable i's candidates are the contiguous range offsets[i]:offsets[i+1]
         ones = np.ones(self.n)
-        h.addRows(self.n, ones, ones, m, np.asarray(cache.offsets[:-1], dtype=np.int32),
-                  np.arange(m, dtype=np.int32), np.ones(m))
+        starts = np.searchsorted(self.cols, np.asarray(cache.offsets[:-1], dtype=np.int64))
+        h.addRows(self.n, ones, ones, m, starts.astype(np.int32), np.arange(m, dtype=np.int32), np.ones(m))
         self.h = h
         self.row_kind: list[str] = ["convexity"] * self.n
         if clusters is not None:
@@ -152,9 +165,53 @@ class EtaLP:
         k = len(lower)
         if k == 0:
             return
+        ptr, idx, _ = self._in_model(ptr, idx)
         self.h.addRows(k, np.asarray(lower, dtype=np.float64), np.full(k, highspy.kHighsInf), len(idx),
                        np.asarray(ptr[:-1], dtype=np.int32), np.asarray(idx, dtype=np.int32), np.ones(len(idx)))
         self.row_kind += [kind] * k
+
+    def _in_model(self, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray | None = None):
+        """Rows given as CSR over candidates -> over the model's columns (entries of
+        candidates outside a restricted model are dropped; they are 0 there)."""
+        if self.pos is None:
+            return ptr, idx, val
+        where = self.pos[np.asarray(idx, dtype=np.int64)]
+        keep = where >= 0
+        kept = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        return kept[np.asarray(ptr, dtype=np.int64)], where[keep], None if val is None else np.asarray(val)[keep]
+
+    @property
+    def num_cols(self) -> int:
+        """η columns in the model (all candidates unless restricted)."""
+        return len(self.cols)
+
+    def add_columns(self, cands: np.ndarray, ptr: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> None:
+        """Bring the candidates ``cands`` (not in the model yet) into a restricted model;
+        column t's entries in the rows after the convexity rows are ``rows[ptr[t]:ptr[t+1]]``
+        (model row positions) with coefficients ``vals`` (its convexity entry is added here).
+        New columns are nonbasic at 0, so the basis stays primal feasible."""
+        cands = np.asarray(cands, dtype=np.int64)
+        k = len(cands)
+        if k == 0:
+            return
+        assert self.pos is not None and np.all(self.pos[cands] < 0) and not self.integer
+        lens = np.diff(ptr) + 1
+        start = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(lens, out=start[1:])
+        index = np.empty(int(start[-1]), dtype=np.int64)
+        value = np.empty(int(start[-1]), dtype=np.float64)
+        index[start[:-1]] = self.cache.family[cands]
+        value[start[:-1]] = 1.0
+        body = np.ones(len(index), dtype=bool)
+        body[start[:-1]] = False
+        index[body] = rows
+        value[body] = vals
+        up = np.where(self.allowed[cands], self.upper, 0.0)
+        self.h.addCols(k, np.asarray(self.cache.scores, dtype=np.float64)[cands], np.zeros(k), up, len(index),
+                       start[:-1].astype(np.int32), index.astype(np.int32), value)
+        self.pos[cands] = len(self.cols) + np.arange(k)
+        self.cols = np.concatenate([self.cols, cands])
 
     def delete_rows(self, rows: np.ndarray) -> None:
         """Delete the model rows at positions ``rows`` (later rows move up); only for rows
@@ -171,9 +228,12 @@ class EtaLP:
         the others (only the changed bounds go to HiGHS)."""
         changed = np.flatnonzero(self.allowed != allowed)
         if len(changed):
-            up = np.where(allowed[changed], self.upper, 0.0)
-            self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)), up)
             self.allowed = np.array(allowed, dtype=np.bool_, copy=True)
+            if self.pos is not None:
+                changed = changed[self.pos[changed] >= 0]
+            up = np.where(allowed[changed], self.upper, 0.0)
+            where = changed if self.pos is None else self.pos[changed]
+            self.h.changeColsBounds(len(changed), where.astype(np.int32), np.zeros(len(changed)), up)
 
     def add_clusters(self, clusters: ClusterFamily | np.ndarray) -> int:
         """Append the eq. 6 rows of the clusters not yet in the model; returns how many."""
@@ -184,7 +244,7 @@ class EtaLP:
         if not new.any():
             return 0
         fresh = bits[new]
-        ptr, idx = cluster_rows_csr(self.cache, fresh)
+        ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, fresh))
         k = len(fresh)
         self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
@@ -208,8 +268,11 @@ class EtaLP:
         lens = np.array([len(c) for c, _, _ in fresh], dtype=np.int64)
         start = np.zeros(len(fresh), dtype=np.int64)
         np.cumsum(lens[:-1], out=start[1:])
-        idx = np.concatenate([np.asarray(c, dtype=np.int32) for c, _, _ in fresh])
+        idx = np.concatenate([np.asarray(c, dtype=np.int64) for c, _, _ in fresh])
         val = np.concatenate([np.asarray(v, dtype=np.float64) for _, v, _ in fresh])
+        ptr = np.append(start, len(idx))
+        ptr, idx, val = self._in_model(ptr, idx, val)
+        start, idx = ptr[:-1].astype(np.int32), idx.astype(np.int32)
         k = len(fresh)
         self.h.addRows(k, np.full(k, -highspy.kHighsInf), np.array([r for _, _, r in fresh], dtype=np.float64),
                        len(idx), start.astype(np.int32), idx, val)
@@ -248,7 +311,7 @@ class EtaLP:
         if not keep:
             return 0
         bits, ks = np.asarray(clusters, dtype=np.uint64)[keep], np.asarray(ks, dtype=np.int64)[keep]
-        ptr, idx = cluster_rows_csr(self.cache, bits, ks)
+        ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, bits, ks))
         k = len(keep)
         self.h.addRows(k, ks.astype(np.float64), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
@@ -268,6 +331,7 @@ class EtaLP:
         if not fresh:
             return 0
         ptr, idx, rhs = cycle_rows_csr(self.cache, fresh)
+        ptr, idx, _ = self._in_model(ptr, idx)
         k = len(fresh)
         self.h.addRows(k, np.full(k, -highspy.kHighsInf), rhs, len(idx), ptr[:-1].astype(np.int32),
                        idx.astype(np.int32), np.ones(len(idx)))
@@ -280,6 +344,8 @@ class EtaLP:
         module docstring); returns the number of rows.  Idempotent."""
         if self.generation_col is not None:
             return 0
+        if self.pos is not None:
+            raise ValueError("generation rows need every column (a restricted model is an LP only)")
         cache, n, h = self.cache, self.n, self.h
         g0 = h.getNumCol()
         h.addCols(n, np.zeros(n), np.zeros(n), np.full(n, float(max(n - 1, 0))), 0,
@@ -337,6 +403,8 @@ class EtaLP:
         """Mark every column integral (the ILP) or continuous (the LP)."""
         if integer == self.integer:
             return
+        if integer and self.pos is not None:
+            raise ValueError("the ILP needs every column (a restricted model is an LP only)")
         kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
         self.h.changeColsIntegrality(self.m, np.arange(self.m, dtype=np.int32),
                                      np.full(self.m, int(kind), dtype=np.uint8))
@@ -352,7 +420,11 @@ class EtaLP:
         if status != "optimal":
             return LPSolution(status, math.inf, None, int(info.simplex_iteration_count))
         sol = self.h.getSolution()
-        eta = np.asarray(sol.col_value, dtype=np.float64)[:self.m]
+        eta = np.asarray(sol.col_value, dtype=np.float64)[:len(self.cols)]
+        if self.pos is not None:
+            full = np.zeros(self.m)
+            full[self.cols] = eta
+            eta = full
         value = float(info.objective_function_value)
         return LPSolution(status, value, eta, int(info.simplex_iteration_count),
                           np.asarray(sol.row_dual, dtype=np.float64))
@@ -391,7 +463,12 @@ class EtaLP:
         out = []
         try:
             for cols in cols_list:
-                cols = np.asarray(cols, dtype=np.int32)
+                cols = np.asarray(cols, dtype=np.int64)
+                if self.pos is not None:
+                    cols = self.pos[cols]
+                    cols = cols[cols >= 0]
+                allowed = self.allowed[self.cols[cols]]
+                cols = cols.astype(np.int32)
                 h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), np.zeros(len(cols)))
                 run_highs(h)
                 st = h.getModelStatus()
@@ -401,7 +478,7 @@ class EtaLP:
                     out.append(-math.inf)
                 else:
                     out.append(math.inf)
-                up = np.where(self.allowed[cols], self.upper, 0.0)
+                up = np.where(allowed, self.upper, 0.0)
                 h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), up)
                 h.setBasis(basis)
         finally:
