@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import lpbn
@@ -435,9 +435,12 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(4, 10), seed=st.integers(0, 10_000), start=st.integers(1, 3))
+@example(n=8, seed=39, start=1)     # three cuts, two of them pooled
+@example(n=8, seed=11, start=2)
 def test_column_generation_keeps_the_lp_over_all_columns(n, seed, start):
-    """A restricted polish model (a few columns per variable, the others priced in) has the
-    value of the model with every column, with {0, 1/2}-cuts among its rows, under changing
+    """A restricted polish model (a few columns per variable, the others priced in) whose
+    slack cluster and cut rows go to the pool has the value of the model with every column
+    and row, with {0, 1/2}-cuts among its rows, under changing
     branch restrictions (some make the restricted model infeasible: every allowed column then
     comes in) and restored bases; its λ and μ certify that value through eq. 8."""
     import highspy
@@ -456,6 +459,7 @@ def test_column_generation_keeps_the_lp_over_all_columns(n, seed, start):
         mp.setattr(P.PolishLP, "START_COLUMNS", start)
         mp.setattr(P.PolishLP, "PRICE_COLUMNS", 1)
         priced = P.PolishLP(state)
+    priced.DROP_IDLE, priced.DROP_MIN = 1, 1        # cluster and cut rows go to the pool and back
     assert priced.lp.pos is not None and priced.lp.num_cols < cache.m
     rng = np.random.default_rng(seed)
     saved = None

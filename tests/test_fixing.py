@@ -120,7 +120,8 @@ def test_feed_indices_survive_a_rebuild(instances, monkeypatch):
     best = lpbn.solve(cache, method="dual")
     choice = cache.indices_of(best.dag.parents)
     res = solve_dual(cache, SolveControl(), prune=False, incumbent_feed=lambda: choice)
-    assert res.status == "optimal" and res.score == pytest.approx(best.score, rel=1e-12)
+    # (the solver's optimality tolerance, not 1e-12: two DAGs of the file differ by 1e-8)
+    assert res.status == "optimal" and res.score == pytest.approx(best.score, rel=1e-9)
     assert res.stats["fixed_candidates"] > 0
 
 

@@ -39,6 +39,24 @@ def test_twins_return_what_the_kernels_return(n, seed):
     for got, want in zip(nk.cluster_rows_csr(c.masks, c.family, clusters, ks),
                          kernels.cluster_rows_csr(c.bits, c.family, clusters, ks)):
         assert np.array_equal(got, want)
+    # the activity at a sparse point (support only) and the rows' own sums agree
+    ptr, idx = kernels.cluster_rows_csr(c.bits, c.family, clusters, ks)
+    rows_sum = np.array([eta[idx[ptr[r]:ptr[r + 1]]].sum() for r in range(len(ks))])
+    sup = np.flatnonzero(eta)
+    assert np.allclose(kernels.sparse_activity(c.bits[sup], c.family[sup], eta[sup], clusters, ks), rows_sum,
+                       rtol=0, atol=1e-12)
+    # the polish's kernels: which rows hold a candidate, and the capped sums of its pool test
+    from lpbn.dual import kernels as dk
+    cids = np.arange(len(ks), dtype=np.int64)
+    members = [np.flatnonzero([(int(b) >> v) & 1 for v in range(n)]) for b in clusters[:, 0]]
+    mptr = np.concatenate([[0], np.cumsum([len(x) for x in members])]).astype(np.int64)
+    for bits in (c.bits, np.zeros((0, 1), dtype=np.uint64)):     # bitsets, or the CSR parent lists
+        cptr, crow = dk.column_rows(bits, c.pset_ptr, c.pset_items, c.family, np.arange(c.m), clusters, ks, cids)
+        held = {(int(r), int(j)) for j in range(c.m) for r in crow[cptr[j]:cptr[j + 1]]}
+        assert held == {(r, int(j)) for r in range(len(ks)) for j in idx[ptr[r]:ptr[r + 1]]}
+        sums = dk.cluster_sums(bits, c.pset_ptr, c.pset_items, sup, eta[sup], np.searchsorted(sup, c.offsets),
+                               clusters, ks, mptr, np.concatenate(members).astype(np.int64), cids)
+        assert np.allclose(np.minimum(sums, ks), np.minimum(rows_sum, ks), rtol=0, atol=1e-9)
     args = (c.n, c.family, c.pset_ptr, c.pset_items, eta, SUPPORT_TOL)
     mu = nk.edge_marginals(*args)
     assert np.allclose(mu, kernels.edge_marginals(*args), rtol=0, atol=1e-12)

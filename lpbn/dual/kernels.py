@@ -714,20 +714,22 @@ def column_rows(bits, ptr, items, family, cands, cbits, ck, cids):
 
 
 @numba.njit(cache=True)
-def cluster_sums(bits, ptr, items, family, js, vals, cbits, ck, cids):
-    """Left-hand side of each cluster row of ``cids`` at a sparse point η (``vals`` on the
-    candidates ``js``, largest first for speed): Σ of η_j over the candidates the row holds
-    (:func:`_holds`), counted only until it reaches the row's k (a violation test)."""
+def cluster_sums(bits, ptr, items, js, vals, sup_ptr, cbits, ck, cptr, citems, cids):
+    """Left-hand side of each cluster row of ``cids`` at a sparse point η: ``vals`` on the
+    candidates ``js`` (in candidate order; variable i's are ``sup_ptr[i]:sup_ptr[i+1]``),
+    summed over the members' candidates the row holds, and only until it reaches the row's
+    k (a violation test)."""
     out = np.zeros(cids.shape[0])
     for r in range(cids.shape[0]):
         c = cids[r]
         need = ck[c]
         total = 0.0
-        for t in range(js.shape[0]):
-            j = js[t]
-            if _holds(bits, ptr, items, j, family[j], cbits, ck, c):
-                total += vals[t]
-                if total >= need:
-                    break
+        for a in range(cptr[c], cptr[c + 1]):
+            i = citems[a]
+            for t in range(sup_ptr[i], sup_ptr[i + 1]):
+                if _active(bits, ptr, items, js[t], cbits, c, need):
+                    total += vals[t]
+            if total >= need:
+                break
         out[r] = total
     return out

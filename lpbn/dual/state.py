@@ -299,12 +299,13 @@ class DualState:
 
     # ------------------------------------------------------------------ separation (§5.3)
     def separate(self, *, max_new: int | None = None, grow: bool = True, deadline: float = math.inf,
-                 max_fw: int = 400, tailing: bool = False) -> int:
+                 max_fw: int = 400, tailing: bool = False, cut_tailing: bool = False) -> int:
         """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
         then, if none, greedily grown clusters (eq. 20); at most ``max_new`` (default
         ``self.max_new``).  With an LP point (``primal_first``), k-clusters up to ``k_max``
         too: once no cluster is violated, and as ``kcluster_rounds`` says also beside them
-        (``"every"`` round, or ``"auto"``: when the caller's bound is ``tailing`` off).
+        (``"every"`` round, or ``"auto"``: when the caller's bound is ``tailing`` off), and
+        {0, 1/2}-cuts when it tails off over the longer window of ``cut_tailing``.
         Returns how many were added."""
         if max_new is None:
             max_new = self.max_new
@@ -317,7 +318,7 @@ class DualState:
                 if added and self.kcluster_rounds == "auto":
                     self.kcluster_backoff.found(found)
                 added += found
-            if self.zero_half and self._zero_half_due(tailing):
+            if self.zero_half and self._zero_half_due(cut_tailing):
                 found = self._separate_zero_half(eta)
                 self.zero_half_backoff.found(found)
                 added += found

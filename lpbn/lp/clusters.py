@@ -98,11 +98,20 @@ def unseen_rows(clusters: np.ndarray, ks, seen: set[tuple[bytes, int]]) -> list[
     return keep
 
 
-def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray) -> np.ndarray:
-    """Left-hand sides of eq. 6 at a point ``eta`` (m,) for each cluster."""
-    ptr, idx = cluster_rows_csr(cache, clusters)
-    sums = np.add.reduceat(np.asarray(eta, dtype=np.float64)[idx], ptr[:-1]) if len(idx) else \
-        np.zeros(len(ptr) - 1)
-    sums[np.diff(ptr) == 0] = 0.0
-    return sums
+def cluster_activity(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
+                     ks: np.ndarray | None = None) -> np.ndarray:
+    """Left-hand sides of eq. 6 (with ``ks``: of the k-cluster rows) at a point ``eta`` (m,)
+    for each cluster.  An LP point is sparse (a basic solution has at most one nonzero per
+    row), so the kernel looks at its support only instead of every row's candidates."""
+    clusters = np.asarray(clusters, dtype=np.uint64)
+    ks = np.ones(len(clusters), dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
+    eta = np.asarray(eta, dtype=np.float64)
+    if use_numpy(cache.n):
+        ptr, idx = cluster_rows_csr(cache, clusters, ks)
+        sums = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
+        sums[np.diff(ptr) == 0] = 0.0
+        return sums
+    from .kernels import sparse_activity
+    sup = np.flatnonzero(eta)
+    return sparse_activity(cache.bits[sup], cache.family[sup], eta[sup], clusters, ks)
 

@@ -170,6 +170,18 @@ class EtaLP:
                        np.asarray(ptr[:-1], dtype=np.int32), np.asarray(idx, dtype=np.int32), np.ones(len(idx)))
         self.row_kind += [kind] * k
 
+    def add_general_rows(self, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray, lower: np.ndarray,
+                         upper: np.ndarray, kind: str = "cut") -> None:
+        """Append rows ``lower[r] <= Σ val · η[idx]`` (CSR over candidates) ``<= upper[r]``
+        that the caller keeps the books of (as :meth:`add_rows`)."""
+        k = len(lower)
+        if k == 0:
+            return
+        ptr, idx, val = self._in_model(ptr, idx, np.asarray(val, dtype=np.float64))
+        self.h.addRows(k, np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64), len(idx),
+                       np.asarray(ptr[:-1], dtype=np.int32), np.asarray(idx, dtype=np.int32), val)
+        self.row_kind += [kind] * k
+
     def _in_model(self, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray | None = None):
         """Rows given as CSR over candidates -> over the model's columns (entries of
         candidates outside a restricted model are dropped; they are 0 there)."""

@@ -27,7 +27,7 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache
 from . import numpy_kernels
-from .clusters import cluster_activity, cluster_rows_csr
+from .clusters import cluster_activity
 from .numpy_kernels import use_numpy
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
@@ -46,14 +46,14 @@ TAIL_MIN_GAP = 0.01
 
 
 # ---------------------------------------------------------------------- when to separate what
-def tailing_off(values: list[float], best: float) -> bool:
+def tailing_off(values: list[float], best: float, rounds: int = TAIL_ROUNDS) -> bool:
     """The bounds ``values`` (one per round, the current last) tail off against the incumbent
-    score ``best``: the last TAIL_ROUNDS rounds gained less than TAIL_GAIN of a gap that is
+    score ``best``: the last ``rounds`` rounds gained less than TAIL_GAIN of a gap that is
     still above TAIL_MIN_GAP of the incumbent's score."""
-    if len(values) <= TAIL_ROUNDS or not math.isfinite(best):
+    if len(values) <= rounds or not math.isfinite(best):
         return False
     gap = values[-1] - best
-    return gap > TAIL_MIN_GAP * max(1.0, abs(best)) and values[-1 - TAIL_ROUNDS] - values[-1] < TAIL_GAIN * gap
+    return gap > TAIL_MIN_GAP * max(1.0, abs(best)) and values[-1 - rounds] - values[-1] < TAIL_GAIN * gap
 
 
 class TailBackoff:
@@ -312,9 +312,6 @@ def separate_kclusters(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
     rep, ks = np.concatenate(rep), np.concatenate(ks)
     if len(rep) == 0:
         return np.zeros((0, clusters.shape[1]), dtype=np.uint64), ks
-    ptr, idx = cluster_rows_csr(cache, clusters[rep], ks)
-    sums = np.add.reduceat(np.asarray(eta, dtype=np.float64)[idx], ptr[:-1]) if len(idx) else \
-        np.zeros(len(rep))
-    sums[np.diff(ptr) == 0] = 0.0
+    sums = cluster_activity(cache, eta, clusters[rep], ks)
     bad = sums < ks - tol
     return clusters[rep[bad]], ks[bad]

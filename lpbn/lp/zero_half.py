@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cache import ScoreCache
-from .clusters import cluster_rows_csr
+from .clusters import cluster_activity, cluster_rows_csr
 
 #: η at most this far from 0 or 1 counts as integral (its bound row has no slack).
 INTEGRAL_TOL = 1e-6
@@ -100,10 +100,9 @@ def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
     off = cache.offsets.tolist()
     blocks = [(np.arange(off[i], off[i + 1]), np.ones(off[i + 1] - off[i]), 1) for i in range(cache.n)]
     if len(clusters):
-        ptr, idx = cluster_rows_csr(cache, clusters)
-        act = np.add.reduceat(eta[idx], ptr[:-1]) if len(idx) else np.zeros(len(ptr) - 1)
-        act[np.diff(ptr) == 0] = 0.0
-        for c in np.flatnonzero(act <= 1.0 + near).tolist():
+        tight = np.asarray(clusters)[cluster_activity(cache, eta, clusters) <= 1.0 + near]
+        ptr, idx = cluster_rows_csr(cache, tight)
+        for c in range(len(tight)):
             cols = idx[ptr[c]:ptr[c + 1]]
             blocks.append((cols, -np.ones(len(cols)), -1))
     for cols, coef, rhs in extra:
