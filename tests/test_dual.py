@@ -397,6 +397,16 @@ def test_bad_k_max_is_an_input_error():
         lpbn.solve(random_cache(4, seed=0), method="dual", k_max=0)
 
 
+def _random_restriction(cache, rng) -> np.ndarray:
+    """A branch-like mask: a random share of each family forbidden, one candidate kept."""
+    allowed = np.ones(cache.m, dtype=np.bool_)
+    for i in range(cache.n):
+        lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+        allowed[lo:hi] = rng.random(hi - lo) < 0.7
+        allowed[lo + int(rng.integers(hi - lo))] = True
+    return allowed
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(4, 10), seed=st.integers(0, 10_000))
 def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
@@ -415,12 +425,7 @@ def test_cut_pool_keeps_the_lp_over_all_clusters(n, seed):
     rng = np.random.default_rng(seed)
     saved = None
     for step in range(8):
-        allowed = np.ones(cache.m, dtype=np.bool_)
-        for i in range(n):   # forbid a random share of each family, keeping one candidate
-            lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
-            allowed[lo:hi] = rng.random(hi - lo) < 0.7
-            allowed[lo + int(rng.integers(hi - lo))] = True
-        state.allowed = allowed
+        state.allowed = _random_restriction(cache, rng)
         if saved is not None and step % 3 == 0:
             pooled.set_basis(saved)
         ok1, v1, lam1, _, _ = pooled.solve(None)
@@ -464,12 +469,7 @@ def test_column_generation_keeps_the_lp_over_all_columns(n, seed, start):
     rng = np.random.default_rng(seed)
     saved = None
     for step in range(6):
-        allowed = np.ones(cache.m, dtype=np.bool_)
-        if step:
-            for i in range(n):
-                lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
-                allowed[lo:hi] = rng.random(hi - lo) < 0.7
-                allowed[lo + int(rng.integers(hi - lo))] = True
+        allowed = _random_restriction(cache, rng) if step else np.ones(cache.m, dtype=np.bool_)
         state.allowed = allowed
         if saved is not None and step % 2 == 0:
             priced.set_basis(saved)

@@ -14,11 +14,25 @@ import numpy as np
 from .. import bitsets as bs
 
 
+@numba.njit(cache=True, inline="always")
+def _row_holds(bits, j, family, clusters, c, limit):
+    """Does row c hold candidate j: family(j) ∈ C_c and |parents(j) ∩ C_c| < limit?"""
+    if not bs.has_bit(clusters[c], family[j]):
+        return False
+    inside = 0
+    for w in range(clusters.shape[1]):
+        x = bits[j, w] & clusters[c, w]
+        while x and inside < limit:
+            x &= x - np.uint64(1)
+            inside += 1
+    return inside < limit
+
+
 @numba.njit(cache=True)
 def cluster_rows_csr(bits, family, clusters, ks):
     """CSR rows: candidates j with family(j) ∈ C_c and |parents(j) ∩ C_c| < ks[c]
     (ks = 1: the eq. 6 rows; larger k: the k-cluster rows, see :func:`cluster_rows_csr`)."""
-    K, W = clusters.shape
+    K = clusters.shape[0]
     m = bits.shape[0]
     ptr = np.zeros(K + 1, dtype=np.int64)
     buf = np.empty(max(1, m), dtype=np.int64)
@@ -27,15 +41,7 @@ def cluster_rows_csr(bits, family, clusters, ks):
         n_row = 0
         limit = ks[c]
         for j in range(m):
-            if not bs.has_bit(clusters[c], family[j]):
-                continue
-            inside = 0
-            for w in range(W):
-                x = bits[j, w] & clusters[c, w]
-                while x and inside < limit:
-                    x &= x - np.uint64(1)
-                    inside += 1
-            if inside < limit:
+            if _row_holds(bits, j, family, clusters, c, limit):
                 buf[n_row] = j
                 n_row += 1
         chunks.append(buf[:n_row].copy())
@@ -50,21 +56,11 @@ def cluster_rows_csr(bits, family, clusters, ks):
 def sparse_activity(bits, family, eta, clusters, ks):
     """Σ of η over the rows of :func:`cluster_rows_csr` at a sparse point: ``bits``,
     ``family`` and ``eta`` are those of the support's candidates only."""
-    K, W = clusters.shape
-    out = np.zeros(K)
-    for c in range(K):
-        limit = ks[c]
+    out = np.zeros(clusters.shape[0])
+    for c in range(clusters.shape[0]):
         total = 0.0
         for t in range(bits.shape[0]):
-            if not bs.has_bit(clusters[c], family[t]):
-                continue
-            inside = 0
-            for w in range(W):
-                x = bits[t, w] & clusters[c, w]
-                while x and inside < limit:
-                    x &= x - np.uint64(1)
-                    inside += 1
-            if inside < limit:
+            if _row_holds(bits, t, family, clusters, c, ks[c]):
                 total += eta[t]
         out[c] = total
     return out
