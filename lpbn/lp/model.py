@@ -162,13 +162,7 @@ class EtaLP:
     def add_rows(self, ptr: np.ndarray, idx: np.ndarray, lower: np.ndarray, kind: str = "cut") -> None:
         """Append ``len(lower)`` rows ``Σ_{j ∈ idx[ptr[r]:ptr[r+1]]} η_j >= lower[r]`` (CSR,
         unit coefficients) that the caller keeps the books of; they follow the current rows."""
-        k = len(lower)
-        if k == 0:
-            return
-        ptr, idx, _ = self._in_model(ptr, idx)
-        self.h.addRows(k, np.asarray(lower, dtype=np.float64), np.full(k, highspy.kHighsInf), len(idx),
-                       np.asarray(ptr[:-1], dtype=np.int32), np.asarray(idx, dtype=np.int32), np.ones(len(idx)))
-        self.row_kind += [kind] * k
+        self.add_general_rows(ptr, idx, np.ones(len(idx)), lower, np.full(len(lower), highspy.kHighsInf), kind)
 
     def add_general_rows(self, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray, lower: np.ndarray,
                          upper: np.ndarray, kind: str = "cut") -> None:
