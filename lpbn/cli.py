@@ -18,6 +18,7 @@ import time
 import warnings
 
 from .errors import InputError, LpbnError
+from .startup import skip_numba_blas_probe
 
 #: when the command started (lpbn.cli is imported first): a --time-limit counts from here, so
 #: reading, pruning and compiling are inside it, as a user timing the command sees it
@@ -89,6 +90,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _show_warning
+    skip_numba_blas_probe()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -118,3 +118,20 @@ def test_lpbn_warmup_jobs_compiles_in_children(tmp_path, monkeypatch):
     bad = subprocess.run([sys.executable, "-m", "lpbn", "warmup", "--jobs", "0"], env=env,
                          capture_output=True, text=True, timeout=600)
     assert bad.returncode == 2 and "--jobs" in bad.stderr
+
+
+def test_cli_processes_skip_numbas_blas_probe(instances):
+    """lpbn.startup: a process that runs the CLI loads numba kernels without numba importing
+    scipy.linalg (its BLAS probe), and scipy.linalg still imports afterwards."""
+    code = ("import sys\n"
+            "from lpbn.cli import main\n"
+            f"rc = main(['solve', {str(instances / WINE)!r}, '--method', 'bfbnb'])\n"
+            "assert rc == 0, rc\n"
+            "assert 'numba.np.arraymath' in sys.modules, 'no numba kernel ran'\n"
+            "assert 'scipy.linalg' not in sys.modules, 'numba probed scipy.linalg'\n"
+            "import scipy.linalg, numba.np.arraymath as am\n"
+            "assert am._HAVE_BLAS is False\n"
+            "assert not any(type(f).__name__ == '_SkipBlasProbe' for f in sys.meta_path)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr

@@ -449,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot run {cmd[0]!r}: {exc.strerror}", file=sys.stderr)
             return 127
     job.setdefault("out", argv[1])
+    from lpbn.startup import skip_numba_blas_probe
+    skip_numba_blas_probe()  # as the lpbn command does: process_seconds is what users feel
     write_json(argv[1], run_job(job))
     return 0
 
