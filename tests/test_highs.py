@@ -389,3 +389,56 @@ def test_export_bad_format(tmp_path):
     from lpbn.highs.pulp_model import export_model
     with pytest.raises(lpbn.InputError):
         export_model(random_cache(3), tmp_path / "x.txt", "txt")
+
+
+# ---------------------------------------------------------------------- column generation
+def _model_with_every_row_family(cache, columns=None):
+    """An EtaLP with cluster, k-cluster, {0, 1/2}-cut and cycle rows, from a short cut loop."""
+    from lpbn.lp.cut_loop import _add_zero_half, add_kclusters
+    model = EtaLP(cache, columns=columns, price=columns is not None)
+    cut_loop(model, mode="clusters", exact=False, max_rounds=30)
+    eta = model.solve_lp().eta
+    add_kclusters(model, eta, 3)
+    _add_zero_half(model, eta, "slack")
+    cycles = separate_cycles(cache, eta, 1e-6)
+    model.add_cycles(cycles[:5] or [list(range(min(3, cache.n)))])
+    return model
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 9), seed=st.integers(0, 100_000))
+def test_reduced_costs_are_highs_column_duals(n, seed):
+    """EtaLP.reduced_costs (every row family's entries rebuilt from the cache) = HiGHS's
+    column duals on a model with every column."""
+    cache = random_cache(n, seed=seed, density=0.9).prune_dominated()
+    model = _model_with_every_row_family(cache)
+    sol = model.solve_lp()
+    assert sol.status == "optimal"
+    col_dual = np.asarray(model.h.getSolution().col_dual)[:cache.m]
+    assert np.allclose(model.reduced_costs(sol.row_dual), col_dual, atol=1e-7)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 9), seed=st.integers(0, 100_000), start=st.integers(1, 3))
+def test_priced_restricted_lp_is_the_full_lp(n, seed, start):
+    """A restricted model with pricing reaches the LP optimum over every column, whatever rows
+    it carries (added while it was restricted), and its full_model() has the same LP."""
+    cache = random_cache(n, seed=seed, density=0.9).prune_dominated()
+    model = _model_with_every_row_family(cache, columns=EtaLP.start_columns(cache, start))
+    sol = model.solve_lp()
+    full = model.full_model()
+    ref = full.solve_lp()
+    assert sol.status == ref.status == "optimal"
+    assert close(sol.value, ref.value, 1e-7), (sol.value, ref.value)
+    assert full.num_cols == cache.m and len(full.cuts) == len(model.cuts)
+    assert model.reduced_costs(sol.row_dual)[model.pos < 0].max(initial=-1.0) <= 1e-7 * (1 + abs(sol.value))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 9), seed=st.integers(0, 100_000), density=st.sampled_from([0.5, 0.9]))
+def test_highs_with_column_generation_equals_dp(n, seed, density):
+    cache = random_cache(n, seed=seed, density=density)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", column_generation=True)
+    assert r.status == "optimal" and close(r.score, dp.score), (r.score, dp.score)
+    assert close(cache.dag_score(r.dag.parents), r.score)

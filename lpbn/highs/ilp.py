@@ -45,6 +45,9 @@ from ..result import OPTIMAL, SolveResult
 #: beyond this many variables the {0, 1/2} separation also tries nearly tight rows
 #: (``zero_half="slack"``, see :func:`solve_highs`)
 ZERO_HALF_SLACK_MIN_N = 40
+#: ``column_generation`` by default above this many candidates per variable (as the dual's
+#: polish LP, :attr:`lpbn.dual.polish.PolishLP.RESTRICT_ABOVE`)
+COLUMN_GENERATION_ABOVE = 64
 
 
 # ---------------------------------------------------------------------- decoding
@@ -171,7 +174,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
-                zero_half: bool | str | None = None, **unknown) -> SolveResult:
+                zero_half: bool | str | None = None, column_generation: bool | None = None,
+                **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -241,6 +245,15 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         (``result.extra["certificate_tree"]``; an unfinished tree is kept as ``partial``).
     certificate_time : float, optional
         Seconds for that proof (default: the solve's time limit again; none without one).
+    column_generation : bool, optional
+        The root's cut loop over a restricted LP: each variable's EtaLP.START_COLUMNS best
+        candidates and its empty set, the others priced in at every optimum by their reduced
+        costs (:meth:`lpbn.lp.model.EtaLP.solve_lp`), so every LP value is still the optimum
+        over all candidates; the MIP then runs over every column
+        (:meth:`~lpbn.lp.model.EtaLP.full_model`).  HiGHS's pivots cost in proportion to the
+        columns: munin-5000 (177,691 candidates) spent 102 of its first 120 s in 501 LP
+        re-solves over all of them.  Default: on caches with more than
+        COLUMN_GENERATION_ABOVE candidates per variable (with ``numba``).
     numba : bool
         False: while numba is not loaded in the process, run on caches of at most 64
         variables without it (numpy twins of the LP and separation kernels,
@@ -261,7 +274,12 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         raise InputError(f"method 'highs': zero_half must be true, false or 'slack', not {zero_half!r}")
     if prune:
         cache = cache.prune_dominated()
-    model = EtaLP(cache, threads=threads, log=log)
+    if column_generation is None:
+        column_generation = numba and cache.m > COLUMN_GENERATION_ABOVE * cache.n
+    elif column_generation and not numba:
+        raise InputError("method 'highs': column_generation needs numba=True (its pricing is a kernel)")
+    model = EtaLP(cache, threads=threads, log=log, price=bool(column_generation),
+                  columns=EtaLP.start_columns(cache) if column_generation else None)
     incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
     offer = incumbent.offer
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
@@ -310,14 +328,23 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                                                       subip_time, on_lp, zero_half)
     if root_cuts and zero_half == "slack":
         _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
-    if acyclicity == "generation":
-        stats["generation_rows"] = model.add_generation_rows()
-    if not mip_heuristics:
-        model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
-                                 mip_heuristic_run_rens=False,
-                                 mip_heuristic_run_feasibility_jump=False,
-                                 mip_heuristic_run_root_reduced_cost=False)
-    model.mip_options.update(highs_options or {})
+    if model.price:
+        stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
+
+    def mip_model(model: EtaLP) -> EtaLP:
+        """The model the MIP runs on: every column (after a restricted root), generation rows."""
+        model = model.full_model()
+        if acyclicity == "generation":
+            stats["generation_rows"] = model.add_generation_rows()
+        if not mip_heuristics:
+            model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
+                                     mip_heuristic_run_rens=False,
+                                     mip_heuristic_run_feasibility_jump=False,
+                                     mip_heuristic_run_root_reduced_cost=False)
+        model.mip_options.update(highs_options or {})
+        return model
+
+    mip_ready = False
 
     def check(choice) -> bool:
         if choice_is_acyclic(cache, choice):
@@ -333,6 +360,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             return finish(stop)
         if max_mip_rounds is not None and stats["mip_rounds"] >= max_mip_rounds:
             return finish("node_limit")
+        if not mip_ready:                    # only when the MIP runs: a stop above skips it
+            model, mip_ready = mip_model(model), True
         sol = model.solve_mip(control.remaining(), start=incumbent.choice,
                               check=check if lazy else None)
         stats["mip_rounds"] += 1

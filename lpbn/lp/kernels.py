@@ -411,3 +411,60 @@ def enum_subsets(k, fam, pmask, eta, threshold, max_nodes, max_found):
         stack_in[top] = cin | (np.uint64(1) << np.uint64(d))
         top += 1
     return found[:n_found], True
+
+
+@numba.njit(cache=True, inline="always")
+def _holds_by_items(pset_ptr, pset_items, j, cluster, limit):
+    """:func:`_row_holds` for a candidate whose family is in the cluster, by its parent list
+    (a few has_bit tests instead of a pass over the bitset's words)."""
+    inside = 0
+    for t in range(pset_ptr[j], pset_ptr[j + 1]):
+        if bs.has_bit(cluster, pset_items[t]):
+            inside += 1
+            if inside >= limit:
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def row_weights(pset_ptr, pset_items, offsets, clusters, ks, y, m):
+    """Σ_c y[c] over the rows c of :func:`cluster_rows_csr` that hold each candidate
+    (rows with y[c] = 0 are skipped; only their members' candidates are visited): the part of
+    a column's reduced cost that the cluster and k-cluster rows' duals take (column
+    generation, :meth:`lpbn.lp.model.EtaLP.reduced_costs`)."""
+    out = np.zeros(m)
+    n = offsets.shape[0] - 1
+    for c in range(clusters.shape[0]):
+        if y[c] == 0.0:
+            continue
+        for i in range(n):
+            if not bs.has_bit(clusters[c], i):
+                continue
+            for j in range(offsets[i], offsets[i + 1]):
+                if _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
+                    out[j] += y[c]
+    return out
+
+
+@numba.njit(cache=True)
+def rows_holding(pset_ptr, pset_items, family, cands, clusters, ks):
+    """CSR over ``cands``: the rows c of :func:`cluster_rows_csr` that hold each candidate
+    (a new column's entries in the cluster and k-cluster rows of a restricted model)."""
+    k = cands.shape[0]
+    ptr = np.zeros(k + 1, dtype=np.int64)
+    for t in range(k):
+        j = cands[t]
+        for c in range(clusters.shape[0]):
+            if bs.has_bit(clusters[c], family[j]) and _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
+                ptr[t + 1] += 1
+    for t in range(k):
+        ptr[t + 1] += ptr[t]
+    rows = np.empty(ptr[k], dtype=np.int64)
+    for t in range(k):
+        j = cands[t]
+        at = ptr[t]
+        for c in range(clusters.shape[0]):
+            if bs.has_bit(clusters[c], family[j]) and _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
+                rows[at] = c
+                at += 1
+    return ptr, rows

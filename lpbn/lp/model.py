@@ -100,6 +100,14 @@ class EtaLP:
         as in :mod:`lpbn.dual.polish`); rows given over candidates keep only their entries
         in the model, :meth:`add_columns` brings more in, and η outside the model is 0.
         The ILP needs every column, so a restricted model is an LP only.
+    price : bool
+        With ``columns``: :meth:`solve_lp` prices the candidates outside the model at each
+        optimum (:meth:`reduced_costs`), brings in those with a positive reduced cost
+        (PRICE_COLUMNS per variable, the largest first) and solves again until none is left,
+        so its value is the LP optimum over every allowed candidate — a valid bound — while
+        HiGHS pivots over a fraction of the columns.  Rows must be of the families the model
+        knows (convexity, clusters, k-clusters, :meth:`add_cuts`, cycles);
+        :meth:`full_model` gives the same rows over every column for the ILP.
     column_upper : float
         The columns' upper bound: 1 (the ILP's bounds), or ``inf`` when the cluster rows'
         duals are to be read as eq. 8's λ — η <= 1 is implied by the convexity rows, and
@@ -115,14 +123,19 @@ class EtaLP:
 
     def __init__(self, cache: ScoreCache, clusters: ClusterFamily | np.ndarray | None = None, *,
                  threads: int = 1, log: bool = False, presolve: bool = True, column_upper: float = 1.0,
-                 columns: np.ndarray | None = None):
+                 columns: np.ndarray | None = None, price: bool = False):
         self.cache = cache
+        self._args = dict(threads=threads, log=log, presolve=presolve, column_upper=column_upper)
+        self.price = bool(price) and columns is not None
+        self.priced = 0                          # columns brought in by pricing
         self.n, self.m = cache.n, cache.m
         self.clusters = ClusterFamily(cache.n)
         self.cycles: list[tuple[int, ...]] = []
         self.integer = False
         self.generation_col: int | None = None   # first g column, once added
         self.kclusters: set[tuple[bytes, int]] = set()
+        self._kbits: list[np.ndarray] = []       # k-cluster rows in model order, with their k
+        self._ks: list[np.ndarray] = []
         self.cuts: list[tuple[np.ndarray, np.ndarray, float]] = []   # rows of add_cuts
         self._cut_keys: set[tuple[bytes, bytes, float]] = set()
         self._cut_kinds: set[str] = set()                            # row kinds of add_cuts
@@ -317,6 +330,8 @@ class EtaLP:
         if not keep:
             return 0
         bits, ks = np.asarray(clusters, dtype=np.uint64)[keep], np.asarray(ks, dtype=np.int64)[keep]
+        self._kbits.append(bits.reshape(-1, self.clusters.words))
+        self._ks.append(ks)
         ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, bits, ks))
         k = len(keep)
         self.h.addRows(k, ks.astype(np.float64), np.full(k, highspy.kHighsInf), len(idx),
@@ -417,7 +432,29 @@ class EtaLP:
         self.integer = integer
 
     def solve_lp(self, time_limit: float | None = None) -> LPSolution:
-        """Solve the LP over the current rows (warm-started from the last basis)."""
+        """Solve the LP over the current rows (warm-started from the last basis); with
+        ``price``, over every allowed candidate by column generation (see the class)."""
+        deadline = math.inf if time_limit is None else time.perf_counter() + max(0.0, time_limit)
+        while True:
+            left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
+            sol = self._solve_once(left)
+            if not self.price or len(self.cols) == self.m:
+                return sol
+            if sol.status == "infeasible":
+                # the restricted model lacks a column every feasible point needs: take them all
+                rest = np.flatnonzero(self.allowed & (self.pos < 0))
+                if len(rest) == 0:
+                    return sol
+                self._bring_in(rest)
+                continue
+            if sol.status != "optimal":
+                return sol
+            fresh = self.columns_to_price(sol.row_dual)
+            if len(fresh) == 0:
+                return sol
+            self._bring_in(fresh)
+
+    def _solve_once(self, time_limit: float | None) -> LPSolution:
         self.set_integer(False)
         self.set_time_limit(time_limit)
         run_highs(self.h)
@@ -434,6 +471,123 @@ class EtaLP:
         value = float(info.objective_function_value)
         return LPSolution(status, value, eta, int(info.simplex_iteration_count),
                           np.asarray(sol.row_dual, dtype=np.float64))
+
+    # ------------------------------------------------------------------ column generation
+    #: Columns per variable a restricted model starts with (its best scores, and the empty set).
+    START_COLUMNS = 16
+    #: Columns per variable priced in per round at most (largest reduced cost first).
+    PRICE_COLUMNS = 8
+
+    @classmethod
+    def start_columns(cls, cache: ScoreCache, k: int | None = None) -> np.ndarray:
+        """Each variable's ``k`` (START_COLUMNS) best candidates and its empty parent set:
+        the columns of a restricted model whose LP is feasible from the start."""
+        k = cls.START_COLUMNS if k is None else k
+        rank = np.arange(cache.m) - cache.offsets[cache.family]      # best-first within a family
+        return np.unique(np.concatenate([np.flatnonzero(rank < k), np.flatnonzero(cache.sizes == 0)]))
+
+    def _row_families(self) -> dict[str, np.ndarray]:
+        kinds = np.asarray(self.row_kind)
+        known = {"convexity", "cluster", "kcluster", "cycle"} | self._cut_kinds
+        other = set(kinds.tolist()) - known
+        if other:
+            raise ValueError(f"column generation cannot price rows of kind {sorted(other)}")
+        return {"cluster": np.flatnonzero(kinds == "cluster"), "kcluster": np.flatnonzero(kinds == "kcluster"),
+                "cut": np.flatnonzero(np.isin(kinds, list(self._cut_kinds))),
+                "cycle": np.flatnonzero(kinds == "cycle")}
+
+    def _cluster_rows(self, rows: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(bits, k, model row) of every cluster and k-cluster row, in model order."""
+        kbits = np.concatenate(self._kbits) if self._kbits else np.zeros((0, self.clusters.words), dtype=np.uint64)
+        ks = np.concatenate(self._ks) if self._ks else np.zeros(0, dtype=np.int64)
+        bits = np.ascontiguousarray(np.vstack([self.clusters.bits.reshape(-1, self.clusters.words), kbits]))
+        return bits, np.concatenate([np.ones(len(self.clusters), dtype=np.int64), ks]), \
+            np.concatenate([rows["cluster"], rows["kcluster"]])
+
+    def reduced_costs(self, row_dual: np.ndarray) -> np.ndarray:
+        """c_j − a_jᵀ y of every candidate j at the row duals ``y`` of a solve (HiGHS's
+        signs: a maximisation's optimum has them <= 0 on the columns at 0), whether or not j
+        is in the model: the convexity, cluster, k-cluster, cut and cycle rows' entries of a
+        column follow from its family and parent set."""
+        from .kernels import row_weights
+        cache, y = self.cache, np.asarray(row_dual, dtype=np.float64)
+        rows = self._row_families()
+        red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
+        bits, ks, at = self._cluster_rows(rows)
+        if len(at):
+            red -= row_weights(cache.pset_ptr, cache.pset_items, cache.offsets, bits, ks, y[at], self.m)
+        for (cols, coef, _), r in zip(self.cuts, rows["cut"].tolist()):
+            if y[r] != 0.0:
+                np.subtract.at(red, np.asarray(cols, dtype=np.int64), y[r] * np.asarray(coef, dtype=np.float64))
+        if len(rows["cycle"]):
+            from .separation import cycle_rows_csr
+            ptr, idx, _ = cycle_rows_csr(cache, self.cycles)
+            red -= np.bincount(idx, weights=np.repeat(y[rows["cycle"]], np.diff(ptr)), minlength=self.m)
+        return red
+
+    def columns_to_price(self, row_dual: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+        """Allowed candidates outside the model with a positive reduced cost at ``row_dual``:
+        at most PRICE_COLUMNS per variable, the largest first."""
+        red = self.reduced_costs(row_dual)
+        want = self.allowed & (self.pos < 0) & (red > tol * (1.0 + np.abs(np.asarray(self.cache.scores))))
+        cand = np.flatnonzero(want)
+        if len(cand) == 0:
+            return cand
+        cand = cand[np.lexsort((-red[cand], self.cache.family[cand]))]
+        fam = self.cache.family[cand]
+        rank = np.arange(len(cand)) - np.searchsorted(fam, fam, side="left")
+        return cand[rank < self.PRICE_COLUMNS]
+
+    def _bring_in(self, cands: np.ndarray) -> None:
+        """Add candidates to the restricted model with their entries in every current row."""
+        from .kernels import rows_holding
+        cache = self.cache
+        cands = np.asarray(cands, dtype=np.int64)
+        rows = self._row_families()
+        bits, ks, at = self._cluster_rows(rows)
+        parts = []
+        if len(at):
+            ptr, hit = rows_holding(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks)
+            parts.append((np.repeat(np.arange(len(cands)), np.diff(ptr)), at[hit], np.ones(len(hit))))
+        where = np.full(self.m, -1, dtype=np.int64)
+        where[cands] = np.arange(len(cands))
+        for (cols, coef, _), r in zip(self.cuts, rows["cut"].tolist()):
+            t = where[np.asarray(cols, dtype=np.int64)]
+            on = t >= 0
+            parts.append((t[on], np.full(int(on.sum()), r), np.asarray(coef, dtype=np.float64)[on]))
+        if len(rows["cycle"]):
+            from .separation import cycle_rows_csr
+            ptr, idx, _ = cycle_rows_csr(cache, self.cycles)
+            owner = np.repeat(rows["cycle"], np.diff(ptr))
+            t = where[idx]
+            on = t >= 0
+            parts.append((t[on], owner[on], np.ones(int(on.sum()))))
+        if parts:
+            col, row, val = (np.concatenate(x) for x in zip(*parts))
+        else:
+            col, row, val = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        order = np.argsort(col, kind="stable")
+        cptr = np.zeros(len(cands) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(col, minlength=len(cands)), out=cptr[1:])
+        self.add_columns(cands, cptr, row[order], val[order])
+        self.priced += len(cands)
+
+    def full_model(self) -> "EtaLP":
+        """A model with every column and the same rows (clusters, k-clusters, cuts, cycles):
+        what the ILP needs after a restricted LP's cut loop."""
+        if self.pos is None:
+            return self
+        rows = self._row_families()
+        full = EtaLP(self.cache, self.clusters, **self._args)
+        if self._kbits:
+            full.add_kclusters(np.concatenate(self._kbits), np.concatenate(self._ks))
+        kinds = [self.row_kind[r] for r in rows["cut"].tolist()]
+        for cut, kind in zip(self.cuts, kinds):
+            full.add_cuts([cut], kind=kind)
+        if self.cycles:
+            full.add_cycles([list(c) for c in self.cycles])
+        full.mip_options = dict(self.mip_options)
+        return full
 
     # ------------------------------------------------------------------ warm starts and probes
     def basis_status(self) -> tuple[list, list] | None:
