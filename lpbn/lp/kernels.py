@@ -427,22 +427,22 @@ def _holds_by_items(pset_ptr, pset_items, j, cluster, limit):
 
 
 @numba.njit(cache=True)
-def row_weights(pset_ptr, pset_items, offsets, clusters, ks, y, m):
-    """Σ_c y[c] over the rows c of :func:`cluster_rows_csr` that hold each candidate
-    (rows with y[c] = 0 are skipped; only their members' candidates are visited): the part of
-    a column's reduced cost that the cluster and k-cluster rows' duals take (column
-    generation, :meth:`lpbn.lp.model.EtaLP.reduced_costs`)."""
-    out = np.zeros(m)
-    n = offsets.shape[0] - 1
-    for c in range(clusters.shape[0]):
-        if y[c] == 0.0:
-            continue
-        for i in range(n):
-            if not bs.has_bit(clusters[c], i):
-                continue
-            for j in range(offsets[i], offsets[i + 1]):
-                if _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
-                    out[j] += y[c]
+def row_weights(pset_ptr, pset_items, family, cands, clusters, ks, y, var_ptr, var_rows):
+    """Σ_c y[c] over the rows c of :func:`cluster_rows_csr` that hold each candidate of
+    ``cands``, visiting only the rows whose cluster has the candidate's variable
+    (``var_rows[var_ptr[i]:var_ptr[i+1]]``): the part of a column's reduced cost that the
+    cluster and k-cluster rows' duals take (column generation,
+    :meth:`lpbn.lp.model.EtaLP.reduced_costs`)."""
+    out = np.zeros(cands.shape[0])
+    for t in range(cands.shape[0]):
+        j = cands[t]
+        i = family[j]
+        total = 0.0
+        for a in range(var_ptr[i], var_ptr[i + 1]):
+            c = var_rows[a]
+            if _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
+                total += y[c]
+        out[t] = total
     return out
 
 

@@ -504,18 +504,33 @@ class EtaLP:
         return bits, np.concatenate([np.ones(len(self.clusters), dtype=np.int64), ks]), \
             np.concatenate([rows["cluster"], rows["kcluster"]])
 
-    def reduced_costs(self, row_dual: np.ndarray) -> np.ndarray:
-        """c_j − a_jᵀ y of every candidate j at the row duals ``y`` of a solve (HiGHS's
-        signs: a maximisation's optimum has them <= 0 on the columns at 0), whether or not j
-        is in the model: the convexity, cluster, k-cluster, cut and cycle rows' entries of a
-        column follow from its family and parent set."""
-        from .kernels import row_weights
-        cache, y = self.cache, np.asarray(row_dual, dtype=np.float64)
-        rows = self._row_families()
-        red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
+    def _cluster_duals(self, y: np.ndarray, rows: dict[str, np.ndarray]):
+        """The cluster and k-cluster rows with a nonzero dual: (bits, k, dual) and, per
+        variable, those whose cluster holds it (CSR ``var_ptr``, ``var_rows``)."""
         bits, ks, at = self._cluster_rows(rows)
-        if len(at):
-            red -= row_weights(cache.pset_ptr, cache.pset_items, cache.offsets, bits, ks, y[at], self.m)
+        yc = y[at]
+        nz = np.flatnonzero(yc != 0.0)
+        bits, ks, yc = np.ascontiguousarray(bits[nz]), ks[nz], yc[nz]
+        member = np.unpackbits(bits.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :self.n]
+        var, row = np.nonzero(member.T)
+        var_ptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(var, minlength=self.n), out=var_ptr[1:])
+        return bits, ks, yc, var_ptr, row.astype(np.int64), member
+
+    def reduced_costs(self, row_dual: np.ndarray, cands: np.ndarray | None = None) -> np.ndarray:
+        """c_j − a_jᵀ y of the candidates ``cands`` (default: every one) at the row duals
+        ``y`` of a solve (HiGHS's signs: a maximisation's optimum has them <= 0 on the
+        columns at 0), whether or not j is in the model: the convexity, cluster, k-cluster,
+        cut and cycle rows' entries of a column follow from its family and parent set."""
+        y = np.asarray(row_dual, dtype=np.float64)
+        rows = self._row_families()
+        cands = np.arange(self.m) if cands is None else np.asarray(cands, dtype=np.int64)
+        return self._other_rows(y, rows)[cands] - self._cluster_part(y, rows, cands)
+
+    def _other_rows(self, y: np.ndarray, rows: dict[str, np.ndarray]) -> np.ndarray:
+        """c − aᵀy over every candidate without the cluster and k-cluster rows."""
+        cache = self.cache
+        red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
         for (cols, coef, _), r in zip(self.cuts, rows["cut"].tolist()):
             if y[r] != 0.0:
                 np.subtract.at(red, np.asarray(cols, dtype=np.int64), y[r] * np.asarray(coef, dtype=np.float64))
@@ -525,15 +540,34 @@ class EtaLP:
             red -= np.bincount(idx, weights=np.repeat(y[rows["cycle"]], np.diff(ptr)), minlength=self.m)
         return red
 
+    def _cluster_part(self, y, rows, cands, duals=None) -> np.ndarray:
+        from .kernels import row_weights
+        bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
+        cache = self.cache
+        return row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, yc, var_ptr, var_rows)
+
     def columns_to_price(self, row_dual: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         """Allowed candidates outside the model with a positive reduced cost at ``row_dual``:
-        at most PRICE_COLUMNS per variable, the largest first."""
-        red = self.reduced_costs(row_dual)
-        want = self.allowed & (self.pos < 0) & (red > tol * (1.0 + np.abs(np.asarray(self.cache.scores))))
-        cand = np.flatnonzero(want)
+        at most PRICE_COLUMNS per variable, the largest first.  Only candidates whose bound
+        on it is positive get the exact cluster part: the ``>=`` rows' duals are <= 0, so the
+        clusters holding a variable's candidate take at most Σ_{C ∋ i} min(y_C, 0) from it."""
+        y = np.asarray(row_dual, dtype=np.float64)
+        rows = self._row_families()
+        scores = np.asarray(self.cache.scores)
+        other = self._other_rows(y, rows)
+        duals = self._cluster_duals(y, rows)
+        lo = duals[5].T.astype(np.float64) @ np.minimum(duals[2], 0.0)      # per variable
+        need = tol * (1.0 + np.abs(scores))
+        maybe = np.flatnonzero(self.allowed & (self.pos < 0) & (other - lo[self.cache.family] > need))
+        if len(maybe) == 0:
+            return maybe
+        red = other[maybe] - self._cluster_part(y, rows, maybe, duals)
+        keep = red > need[maybe]
+        cand, red = maybe[keep], red[keep]
         if len(cand) == 0:
             return cand
-        cand = cand[np.lexsort((-red[cand], self.cache.family[cand]))]
+        order = np.lexsort((-red, self.cache.family[cand]))
+        cand = cand[order]
         fam = self.cache.family[cand]
         rank = np.arange(len(cand)) - np.searchsorted(fam, fam, side="left")
         return cand[rank < self.PRICE_COLUMNS]
