@@ -392,13 +392,10 @@ def test_export_bad_format(tmp_path):
 
 
 # ---------------------------------------------------------------------- column generation
-def _model_with_every_row_family(cache, columns=None, pool=False):
-    """An EtaLP with cluster, k-cluster, {0, 1/2}-cut and cycle rows, from a short cut loop
-    (with ``pool``, cluster rows go to the pool after one slack solve, in any number)."""
+def _model_with_every_row_family(cache, columns=None):
+    """An EtaLP with cluster, k-cluster, {0, 1/2}-cut and cycle rows, from a short cut loop."""
     from lpbn.lp.cut_loop import _add_zero_half, add_kclusters
     model = EtaLP(cache, columns=columns, price=columns is not None)
-    if pool:
-        model.DROP_IDLE, model.DROP_MIN = 1, 1
     cut_loop(model, mode="clusters", exact=False, max_rounds=30)
     eta = model.solve_lp().eta
     add_kclusters(model, eta, 3)
@@ -422,13 +419,12 @@ def test_reduced_costs_are_highs_column_duals(n, seed):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(3, 9), seed=st.integers(0, 100_000), start=st.integers(1, 3), pool=st.booleans())
-def test_priced_restricted_lp_is_the_full_lp(n, seed, start, pool):
-    """A restricted model with pricing (and a cluster-row pool) reaches the LP optimum over
-    every column and every cluster row, whatever rows it carries (added while it was
-    restricted), and its full_model() has the same LP."""
+@given(n=st.integers(3, 9), seed=st.integers(0, 100_000), start=st.integers(1, 3))
+def test_priced_restricted_lp_is_the_full_lp(n, seed, start):
+    """A restricted model with pricing reaches the LP optimum over every column, whatever rows
+    it carries (added while it was restricted), and its full_model() has the same LP."""
     cache = random_cache(n, seed=seed, density=0.9).prune_dominated()
-    model = _model_with_every_row_family(cache, columns=EtaLP.start_columns(cache, start), pool=pool)
+    model = _model_with_every_row_family(cache, columns=EtaLP.start_columns(cache, start))
     sol = model.solve_lp()
     full = model.full_model()
     ref = full.solve_lp()

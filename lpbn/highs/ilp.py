@@ -252,8 +252,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         over all candidates; the MIP then runs over every column
         (:meth:`~lpbn.lp.model.EtaLP.full_model`).  HiGHS's pivots cost in proportion to the
         columns: munin-5000 (177,691 candidates) spent 102 of its first 120 s in 501 LP
-        re-solves over all of them.  Cluster rows slack for a few solves wait in a pool
-        meanwhile (back when violated), as in the dual's polish LP.  Default: on caches with more than
+        re-solves over all of them.  Default: on caches with more than
         COLUMN_GENERATION_ABOVE candidates per variable (with ``numba``).
     numba : bool
         False: while numba is not loaded in the process, run on caches of at most 64
@@ -330,7 +329,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if root_cuts and zero_half == "slack":
         _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
     if model.price:
-        stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced, lp_rows_pooled=model.pooled)
+        stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
 
     def mip_model(model: EtaLP) -> EtaLP:
         """The model the MIP runs on: every column (after a restricted root), generation rows."""

@@ -105,8 +105,7 @@ class EtaLP:
         optimum (:meth:`reduced_costs`), brings in those with a positive reduced cost
         (PRICE_COLUMNS per variable, the largest first) and solves again until none is left,
         so its value is the LP optimum over every allowed candidate — a valid bound — while
-        HiGHS pivots over a fraction of the columns.  Cluster rows slack for DROP_IDLE solves
-        move to a pool meanwhile and come back when violated (:meth:`solve_lp`).  Rows must be of the families the model
+        HiGHS pivots over a fraction of the columns.  Rows must be of the families the model
         knows (convexity, clusters, k-clusters, :meth:`add_cuts`, cycles);
         :meth:`full_model` gives the same rows over every column for the ILP.
     column_upper : float
@@ -129,12 +128,6 @@ class EtaLP:
         self._args = dict(threads=threads, log=log, presolve=presolve, column_upper=column_upper)
         self.price = bool(price) and columns is not None
         self.priced = 0                          # columns brought in by pricing
-        # cluster rows (eq. 6) in model order as ids into self.clusters; with ``price`` a row
-        # slack for DROP_IDLE solves leaves the model for a pool and comes back when violated
-        self._crow = np.zeros(0, dtype=np.int64)
-        self._cpooled = np.zeros(0, dtype=np.bool_)
-        self._cidle = np.zeros(0, dtype=np.int64)
-        self.pooled = 0                          # cluster rows moved to the pool
         self.n, self.m = cache.n, cache.m
         self.clusters = ClusterFamily(cache.n)
         self.cycles: list[tuple[int, ...]] = []
@@ -269,28 +262,13 @@ class EtaLP:
             np.zeros(0, dtype=bool)
         if not new.any():
             return 0
-        k = int(new.sum())
-        ids = np.arange(len(self.clusters) - k, len(self.clusters))
-        self._cpooled = np.concatenate([self._cpooled, np.zeros(k, dtype=np.bool_)])
-        self._cidle = np.concatenate([self._cidle, np.zeros(k, dtype=np.int64)])
-        self._put_cluster_rows(ids)
-        return k
-
-    def _put_cluster_rows(self, ids: np.ndarray) -> None:
-        """Append the eq. 6 rows of the known clusters ``ids`` (new, or back from the pool)."""
-        if self.pos is None:
-            ptr, idx = cluster_rows_csr(self.cache, self.clusters.bits[ids])
-        else:            # over the model's columns only: positions in the model directly
-            from .kernels import cluster_rows_csr as rows_kernel
-            ptr, idx = rows_kernel(self.cache.bits[self.cols], self.cache.family[self.cols],
-                                   np.ascontiguousarray(self.clusters.bits[ids]), np.ones(len(ids), dtype=np.int64))
-        k = len(ids)
+        fresh = bits[new]
+        ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, fresh))
+        k = len(fresh)
         self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
         self.row_kind += ["cluster"] * k
-        self._crow = np.concatenate([self._crow, ids])
-        self._cpooled[ids] = False
-        self._cidle[ids] = 0
+        return k
 
     def add_cuts(self, cuts: list[tuple[np.ndarray, np.ndarray, float]], kind: str = "zerohalf") -> int:
         """Append general rows ``Σ coef · η[cols] <= rhs`` (e.g. the {0, 1/2}-cuts of
@@ -455,15 +433,12 @@ class EtaLP:
 
     def solve_lp(self, time_limit: float | None = None) -> LPSolution:
         """Solve the LP over the current rows (warm-started from the last basis); with
-        ``price``, over every allowed candidate by column generation (see the class), and
-        over every cluster row, pooled ones included: a cluster row slack (basic, zero dual)
-        for DROP_IDLE solves leaves the HiGHS model, and every solve puts back the pooled
-        rows its point violates and solves again, as the dual's polish LP does."""
+        ``price``, over every allowed candidate by column generation (see the class)."""
         deadline = math.inf if time_limit is None else time.perf_counter() + max(0.0, time_limit)
         while True:
             left = None if time_limit is None else max(0.0, deadline - time.perf_counter())
             sol = self._solve_once(left)
-            if not self.price:
+            if not self.price or len(self.cols) == self.m:
                 return sol
             if sol.status == "infeasible":
                 # the restricted model lacks a column every feasible point needs: take them all
@@ -474,50 +449,10 @@ class EtaLP:
                 continue
             if sol.status != "optimal":
                 return sol
-            back = self._violated_in_pool(sol.eta)
-            fresh = self.columns_to_price(sol.row_dual) if len(self.cols) < self.m else \
-                np.zeros(0, dtype=np.int64)                # beside pooled rows: one re-solve
-            if len(fresh) == 0 and len(back) == 0:
-                gone = self._drop_idle(sol.row_dual)
-                if len(gone):     # zero duals: the solution's duals stay those of the model's rows
-                    sol.row_dual = np.delete(sol.row_dual, gone)
+            fresh = self.columns_to_price(sol.row_dual)
+            if len(fresh) == 0:
                 return sol
             self._bring_in(fresh)
-            self._put_cluster_rows(back)
-
-    #: Solves a cluster row must stay basic with a zero dual before it may leave the model.
-    DROP_IDLE = 3
-    #: Rows leave the model in batches of at least this many (each deletion costs a rebuild).
-    DROP_MIN = 50
-
-    def _violated_in_pool(self, eta: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-        """Pooled clusters whose eq. 6 row ``eta`` violates."""
-        pool = np.flatnonzero(self._cpooled)
-        if len(pool) == 0:
-            return pool
-        from .clusters import cluster_activity
-        return pool[cluster_activity(self.cache, eta, self.clusters.bits[pool]) < 1.0 - tol]
-
-    def _drop_idle(self, row_dual: np.ndarray) -> np.ndarray:
-        """Count the solves each cluster row stayed slack (basic, zero dual); move the rows
-        idle for DROP_IDLE solves to the pool once DROP_MIN of them have gathered.  Returns the
-        model rows deleted."""
-        rows = np.flatnonzero(np.asarray(self.row_kind) == "cluster")
-        if len(rows) < self.DROP_MIN:
-            return rows[:0]
-        slack = self.row_basic()[rows] & (np.abs(row_dual[rows]) <= 1e-12)
-        ids = self._crow
-        self._cidle[ids] = np.where(slack, self._cidle[ids] + 1, 0)
-        out = slack & (self._cidle[ids] >= self.DROP_IDLE)
-        if int(out.sum()) < self.DROP_MIN:
-            return rows[:0]
-        self.h.deleteRows(int(out.sum()), rows[out].astype(np.int32))
-        gone = set(rows[out].tolist())
-        self.row_kind = [k for r, k in enumerate(self.row_kind) if r not in gone]
-        self._cpooled[ids[out]] = True
-        self._crow = ids[~out]
-        self.pooled += int(out.sum())
-        return rows[out]
 
     def _solve_once(self, time_limit: float | None) -> LPSolution:
         self.set_integer(False)
@@ -565,9 +500,8 @@ class EtaLP:
         """(bits, k, model row) of every cluster and k-cluster row, in model order."""
         kbits = np.concatenate(self._kbits) if self._kbits else np.zeros((0, self.clusters.words), dtype=np.uint64)
         ks = np.concatenate(self._ks) if self._ks else np.zeros(0, dtype=np.int64)
-        cbits = self.clusters.bits.reshape(-1, self.clusters.words)[self._crow]
-        bits = np.ascontiguousarray(np.vstack([cbits, kbits]))
-        return bits, np.concatenate([np.ones(len(self._crow), dtype=np.int64), ks]), \
+        bits = np.ascontiguousarray(np.vstack([self.clusters.bits.reshape(-1, self.clusters.words), kbits]))
+        return bits, np.concatenate([np.ones(len(self.clusters), dtype=np.int64), ks]), \
             np.concatenate([rows["cluster"], rows["kcluster"]])
 
     def _cluster_duals(self, y: np.ndarray, rows: dict[str, np.ndarray]):
