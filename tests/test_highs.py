@@ -442,3 +442,16 @@ def test_highs_with_column_generation_equals_dp(n, seed, density):
     r = lpbn.solve(cache, method="highs", column_generation=True)
     assert r.status == "optimal" and close(r.score, dp.score), (r.score, dp.score)
     assert close(cache.dag_score(r.dag.parents), r.score)
+
+
+def test_highs_out_of_memory_in_the_mip_is_stated(monkeypatch):
+    """HiGHS's memory-limit status in the MIP ends the solve as ``memory_limit`` with the best
+    DAG and a valid bound so far (not as an interruption)."""
+    from lpbn.lp.model import MIPSolution
+    cache = random_cache(8, seed=5, density=0.9)
+    monkeypatch.setattr(EtaLP, "solve_mip", lambda self, *a, **k: MIPSolution("memory_limit", float("inf"),
+                                                                           float("-inf"), None))
+    r = lpbn.solve(cache, method="highs", root_cuts=False)
+    dp = lpbn.solve(cache, method="dp")
+    assert r.status == "memory_limit" and "memory" in r.message
+    assert r.score <= dp.score + 1e-9 <= r.upper_bound + 2e-9 and r.dag.is_acyclic()

@@ -39,7 +39,7 @@ from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
 from ..lp.separation import incumbent_clusters
-from ..result import OPTIMAL, SolveResult
+from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
 
 
 #: beyond this many variables the {0, 1/2} separation also tries nearly tight rows
@@ -382,6 +382,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 return finish("infeasible", "HiGHS reports the ILP infeasible")
             if sol.status in ("time_limit", "interrupted") or control.should_stop():
                 continue  # the loop head reports the limit
+            if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
+                return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
+                              "root LP's bound so far")
             return finish("interrupted", f"HiGHS stopped with status {sol.status}")
         added = 0
         for choice in cyclic:

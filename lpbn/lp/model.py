@@ -80,6 +80,8 @@ def _status_name(h: highspy.Highs) -> str:
         return "infeasible"
     if st == highspy.HighsModelStatus.kInterrupt:
         return "interrupted"
+    if st == highspy.HighsModelStatus.kMemoryLimit:
+        return "memory_limit"
     return h.modelStatusToString(st)
 
 
