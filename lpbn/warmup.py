@@ -189,6 +189,8 @@ def compile_method(method: str) -> None:
             state = DualState(caches[2])
             relax(state, Incumbent(), separate=True, max_rounds=2, lp_polish=False)
             compile_kernels(state)
+        if method == "highs":    # large caches' root LP: a restricted model (column generation)
+            solve(caches[2], method, time_limit=limits[2], column_generation=True)
     finally:
         _compiling = False
     marker = _marker(method)

@@ -507,8 +507,9 @@ class EtaLP:
             np.concatenate([rows["cluster"], rows["kcluster"]])
 
     def _cluster_duals(self, y: np.ndarray, rows: dict[str, np.ndarray]):
-        """The cluster and k-cluster rows with a nonzero dual: (bits, k, dual) and, per
-        variable, those whose cluster holds it (CSR ``var_ptr``, ``var_rows``)."""
+        """The cluster and k-cluster rows with a nonzero dual: (bits, k, dual), per variable
+        those whose cluster holds it (CSR ``var_ptr``, ``var_rows``) and the sum of their
+        negative duals (a bound on what they take from a reduced cost)."""
         bits, ks, at = self._cluster_rows(rows)
         yc = y[at]
         nz = np.flatnonzero(yc != 0.0)
@@ -517,7 +518,9 @@ class EtaLP:
         var, row = np.nonzero(member.T)
         var_ptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(np.bincount(var, minlength=self.n), out=var_ptr[1:])
-        return bits, ks, yc, var_ptr, row.astype(np.int64), member
+        row = row.astype(np.int64)
+        lo = np.bincount(var, weights=np.minimum(yc, 0.0)[row], minlength=self.n)
+        return bits, ks, yc, var_ptr, row, lo
 
     def reduced_costs(self, row_dual: np.ndarray, cands: np.ndarray | None = None) -> np.ndarray:
         """c_j − a_jᵀ y of the candidates ``cands`` (default: every one) at the row duals
@@ -558,7 +561,7 @@ class EtaLP:
         scores = np.asarray(self.cache.scores)
         other = self._other_rows(y, rows)
         duals = self._cluster_duals(y, rows)
-        lo = duals[5].T.astype(np.float64) @ np.minimum(duals[2], 0.0)      # per variable
+        lo = duals[5]                                      # per variable
         need = tol * (1.0 + np.abs(scores))
         maybe = np.flatnonzero(self.allowed & (self.pos < 0) & (other - lo[self.cache.family] > need))
         if len(maybe) == 0:
