@@ -291,6 +291,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
 
     def finish(status: str, message: str = "") -> SolveResult:
         stats["clusters"] = len(model.clusters)
+        if model.price:                      # a return from inside the restricted root
+            stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
         extra = {"clusters": model.clusters.copy()}
         result = incumbent.result(control, status, "highs", stats, message, extra=extra)
         if certificate:
