@@ -24,21 +24,9 @@ import time
 import highspy
 import numpy as np
 
-from ..lp.model import EtaLP
+from ..lp.model import EtaLP, best_per_variable
 from . import kernels as K
 from .state import DualState, folded_scores
-
-
-def _best_per_variable(family: np.ndarray, value: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
-    """The (at most) ``k`` candidates of each variable with the largest ``value`` among ``mask``."""
-    cand = np.flatnonzero(mask)
-    if len(cand) == 0:
-        return cand
-    order = np.lexsort((-value[cand], family[cand]))
-    cand = cand[order]
-    fam = family[cand]
-    rank = np.arange(len(cand)) - np.searchsorted(fam, fam, side="left")
-    return cand[rank < k]
 
 
 class PolishLP:
@@ -141,7 +129,7 @@ class PolishLP:
         st = self.state
         value = np.where(st.allowed, st.scores + st.adj, -np.inf)
         empty = np.flatnonzero(st.sizes == 0)
-        return np.unique(np.concatenate([_best_per_variable(st.family, value, st.allowed, self.START_COLUMNS),
+        return np.unique(np.concatenate([best_per_variable(st.family, value, st.allowed, self.START_COLUMNS),
                                          empty, st.arg[st.arg >= 0]]))
 
     def _price(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
@@ -160,7 +148,7 @@ class PolishLP:
         best = np.maximum.reduceat(np.where(inside & st.allowed, value, -np.inf), st.offsets[:-1])[st.family]
         gain = value - best
         want = st.allowed & ~inside & (gain > 1e-9 * (1.0 + np.abs(best)))
-        return _best_per_variable(st.family, gain, want, self.PRICE_COLUMNS)
+        return best_per_variable(st.family, gain, want, self.PRICE_COLUMNS)
 
     def _add_columns(self, cands: np.ndarray) -> None:
         """Bring candidates into the restricted model with their entries in its rows."""

@@ -85,6 +85,18 @@ def _status_name(h: highspy.Highs) -> str:
     return h.modelStatusToString(st)
 
 
+def best_per_variable(family: np.ndarray, value: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
+    """The (at most) ``k`` candidates of each variable with the largest ``value`` among ``mask``."""
+    cand = np.flatnonzero(mask)
+    if len(cand) == 0:
+        return cand
+    order = np.lexsort((-value[cand], family[cand]))
+    cand = cand[order]
+    fam = family[cand]
+    rank = np.arange(len(cand)) - np.searchsorted(fam, fam, side="left")
+    return cand[rank < k]
+
+
 class EtaLP:
     """The η LP/ILP of a cache with incrementally added cluster and cycle rows.
 
@@ -566,16 +578,9 @@ class EtaLP:
         maybe = np.flatnonzero(self.allowed & (self.pos < 0) & (other - lo[self.cache.family] > need))
         if len(maybe) == 0:
             return maybe
-        red = other[maybe] - self._cluster_part(y, rows, maybe, duals)
-        keep = red > need[maybe]
-        cand, red = maybe[keep], red[keep]
-        if len(cand) == 0:
-            return cand
-        order = np.lexsort((-red, self.cache.family[cand]))
-        cand = cand[order]
-        fam = self.cache.family[cand]
-        rank = np.arange(len(cand)) - np.searchsorted(fam, fam, side="left")
-        return cand[rank < self.PRICE_COLUMNS]
+        red = np.full(self.m, -np.inf)
+        red[maybe] = other[maybe] - self._cluster_part(y, rows, maybe, duals)
+        return best_per_variable(self.cache.family, red, red > need, self.PRICE_COLUMNS)
 
     def _bring_in(self, cands: np.ndarray) -> None:
         """Add candidates to the restricted model with their entries in every current row."""
