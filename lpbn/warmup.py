@@ -189,6 +189,8 @@ def compile_method(method: str) -> None:
             state = DualState(caches[2])
             relax(state, Incumbent(), separate=True, max_rounds=2, lp_polish=False)
             compile_kernels(state)
+            from .lp.general_rows import GeneralRows      # the {0, 1/2}-cuts' pool test
+            GeneralRows([(np.array([0]), np.array([1.0]), 1.0)]).activity(np.zeros(caches[2].m))
         if method == "highs":    # large caches' root LP: a restricted model (column generation)
             solve(caches[2], method, time_limit=limits[2], column_generation=True)
     finally:

@@ -216,3 +216,98 @@ def test_a_restricted_state_keeps_its_cuts_and_bound():
     sub = state.restricted(keep)
     assert sub.cache.m == cache.m - 1 and abs(sub.mu[0] - 0.5) < 1e-12
     assert sub.exact_value() >= lpbn.solve(sub.cache, "dp").score - 1e-9
+
+
+def _reference_cuts(cache, eta, clusters, extra, slack):
+    """The separation over whole rows (as before the rows were restricted to η's support):
+    the same combinations, so the same cuts in the same order."""
+    from lpbn.lp.clusters import cluster_activity, cluster_rows_csr
+    from lpbn.lp.zero_half import INTEGRAL_TOL, MIN_VIOLATION, _left_null_space_gf2
+    near = max(slack, INTEGRAL_TOL)
+    off = cache.offsets
+    rows = [(np.arange(off[i], off[i + 1]), np.ones(off[i + 1] - off[i], dtype=np.int64), 1) for i in range(cache.n)]
+    if len(clusters):
+        tight = clusters[cluster_activity(cache, eta, clusters) <= 1.0 + near]
+        ptr, idx = cluster_rows_csr(cache, tight)
+        rows += [(idx[ptr[c]:ptr[c + 1]], -np.ones(ptr[c + 1] - ptr[c], dtype=np.int64), -1) for c in range(len(tight))]
+    rows += [(c, np.rint(v).astype(np.int64), int(round(r))) for c, v, r in extra if float(v @ eta[c]) >= r - near]
+    frac = np.flatnonzero((eta > near) & (eta < 1.0 - near))
+    at_one = eta >= 1.0 - near
+    M = np.zeros((len(rows), len(frac)), dtype=bool)
+    parity = np.zeros(len(rows), dtype=bool)
+    for r, (c, v, b) in enumerate(rows):
+        dense = np.zeros(cache.m, dtype=np.int64)
+        np.add.at(dense, c, v)
+        M[r] = dense[frac] % 2 != 0
+        parity[r] = (b + int(np.count_nonzero(dense[at_one] % 2))) % 2 == 1
+    null = _left_null_space_gf2(M)
+    combos = null[(null & parity[None, :]).sum(axis=1) % 2 == 1]
+    out = []
+    for combo in combos[np.argsort(combos.sum(axis=1), kind="stable")]:
+        coef = np.zeros(cache.m, dtype=np.int64)
+        rhs = 0
+        for r in np.flatnonzero(combo):
+            np.add.at(coef, rows[r][0], rows[r][1])
+            rhs += rows[r][2]
+        odd_one = np.flatnonzero(at_one & (coef % 2 != 0))
+        coef[odd_one] += 1
+        coef = np.floor_divide(coef, 2)
+        cols = np.flatnonzero(coef)
+        cut = (cols, coef[cols].astype(np.float64), float((rhs + len(odd_one)) // 2))
+        if float(cut[1] @ eta[cols]) > cut[2] + (0.05 if slack else MIN_VIOLATION):
+            out.append(cut)
+    return out[:200]
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(5, 9), seed=st.integers(0, 10_000), slack=st.sampled_from([0.0, 0.25]))
+def test_separation_over_the_support_equals_the_whole_rows(n, seed, slack):
+    """zero_half_cuts looks at each row over η's support only and builds whole rows for the
+    chosen combinations: the cuts (rank one and two) are the whole-row separation's."""
+    cache = random_cache(n, seed=seed, density=0.6, integer_scores=True).prune_dominated()
+    model = EtaLP(cache)
+    for _ in range(3):
+        res = cut_loop(model, mode="clusters", exact=True)
+        kw = dict(slack=slack, min_violation=0.05 if slack else 1e-6)
+        got = zero_half_cuts(cache, res.eta, model.clusters.bits, extra=model.cuts, **kw)
+        want = _reference_cuts(cache, res.eta, model.clusters.bits, model.cuts, slack)
+        assert len(got) == len(want)
+        for (c1, v1, r1), (c2, v2, r2) in zip(got, want):
+            assert np.array_equal(c1, c2) and np.array_equal(v1, v2) and r1 == r2
+        if not got:
+            break
+        model.add_cuts(got)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_general_rows_activity_is_the_dense_product(seed):
+    """GeneralRows keeps rows sorted with one entry per column and sums any subset of them at
+    a sparse point as the dense rows would (kernel and numpy paths)."""
+    from lpbn.lp import numpy_kernels
+    from lpbn.lp.general_rows import GeneralRows
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 2000))
+    rows, dense = GeneralRows(), []
+    for _ in range(int(rng.integers(0, 30))):
+        cols = rng.integers(0, m, size=int(rng.integers(0, min(m, 1500) + 1)))
+        coef = rng.normal(size=len(cols))
+        rows.append(cols, coef, 1.0)
+        d = np.zeros(m)
+        np.add.at(d, cols, coef)
+        dense.append(d)
+    eta = np.zeros(m)
+    on = rng.choice(m, size=int(rng.integers(0, min(m, 40) + 1)), replace=False)
+    eta[on] = rng.random(len(on))
+    pick = rng.permutation(len(rows))[:int(rng.integers(0, len(rows) + 1))]
+    want = np.array([dense[r] @ eta for r in pick])
+    assert np.allclose(rows.activity(eta, pick), want)
+    real = numpy_kernels.numba_loaded
+    try:
+        numpy_kernels.numba_loaded = lambda: False
+        assert np.allclose(rows.activity(eta, pick), want)
+    finally:
+        numpy_kernels.numba_loaded = real
+    for r, d in enumerate(dense):
+        cols, coef, rhs = rows[r]
+        assert np.all(np.diff(cols) > 0) and np.allclose(d[cols], coef) and rhs == 1.0

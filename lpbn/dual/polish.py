@@ -83,9 +83,6 @@ class PolishLP:
         self.ncuts = 0                              # state cuts known to the model (rows id -1 - r)
         self.cut_in_lp = np.zeros(0, dtype=np.bool_)
         self.cut_idle = np.zeros(0, dtype=np.int64)
-        self.cut_ptr = np.zeros(1, dtype=np.int64)  # CSR of every state cut (model or pool)
-        self.cut_idx = np.zeros(0, dtype=np.int64)
-        self.cut_val = np.zeros(0)
 
     def sync(self) -> None:
         """Bring the state's new clusters in as rows and its allowed mask to the columns."""
@@ -101,10 +98,6 @@ class PolishLP:
             self.cut_in_lp = np.concatenate([self.cut_in_lp, np.zeros(len(new), dtype=np.bool_)])
             self.cut_idle = np.concatenate([self.cut_idle, np.zeros(len(new), dtype=np.int64)])
             self.ncuts = len(st.cuts)
-            fresh = st.cuts[new[0]:]
-            self.cut_ptr = np.concatenate([self.cut_ptr, self.cut_ptr[-1] + np.cumsum([len(c) for c, _, _ in fresh])])
-            self.cut_idx = np.concatenate([self.cut_idx] + [c for c, _, _ in fresh])
-            self.cut_val = np.concatenate([self.cut_val] + [v for _, v, _ in fresh])
             self._add_cut_rows(new)
         self.lp.restrict(st.allowed)
 
@@ -194,11 +187,11 @@ class PolishLP:
 
     def _violated_cuts_in_pool(self, eta: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         pool = np.flatnonzero(~self.cut_in_lp)
-        if len(pool) == 0 or len(self.cut_idx) == 0:
-            return pool[:0]
-        owner = np.repeat(np.arange(self.ncuts), np.diff(self.cut_ptr))
-        lhs = np.bincount(owner, weights=self.cut_val * eta[self.cut_idx], minlength=self.ncuts)[pool]
-        rhs = np.array([self.state.cuts[r][2] for r in pool.tolist()])
+        if len(pool) == 0:
+            return pool
+        cuts = self.state.cuts
+        lhs = cuts.activity(eta, pool)
+        rhs = cuts.rhs[pool]
         return pool[lhs > rhs + tol * np.maximum(1.0, np.abs(rhs))]
 
     def _violated_in_pool(self, eta: np.ndarray, tol: float = 1e-9) -> np.ndarray:

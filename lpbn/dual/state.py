@@ -22,6 +22,7 @@ import numpy as np
 from .. import bitsets as bs
 from ..cache import ScoreCache, inverse_index
 from ..lp.clusters import ClusterFamily
+from ..lp.general_rows import GeneralRows
 from ..signals import pending
 from . import kernels as K
 
@@ -57,7 +58,7 @@ class DualState:
         self.ck = np.zeros(0, dtype=np.int64)     # k of each cluster (1: eq. 6)
         self.adj = np.zeros(cache.m, dtype=np.float64)
         # general rows Σ coef·η[cols] <= rhs ({0, 1/2}-cuts, lpbn.lp.zero_half) with fixed multipliers μ
-        self.cuts: list[tuple[np.ndarray, np.ndarray, float]] = []
+        self.cuts = GeneralRows()
         self._cut_keys: set[bytes] = set()
         self.mu = np.zeros(0, dtype=np.float64)
         self.offset = 0.0                     # Σ_r μ_r rhs_r, the cuts' share of the dual value
@@ -185,7 +186,7 @@ class DualState:
             if key in self._cut_keys:
                 continue
             self._cut_keys.add(key)
-            self.cuts.append((cols, coef, float(rhs)))
+            self.cuts.append(cols, coef, float(rhs))
             added += 1
         if added:
             self.mu = np.concatenate([self.mu, np.zeros(added)])

@@ -67,6 +67,40 @@ def sparse_activity(bits, family, eta, clusters, ks):
 
 
 @numba.njit(cache=True)
+def rows_activity(ptr, idx, val, eta, sup, rows):
+    """Σ val · η[idx] over each CSR row of ``rows`` (sorted columns) at a point whose nonzeros
+    are at the sorted columns ``sup`` (:meth:`lpbn.lp.general_rows.GeneralRows.activity`): a
+    row much longer than the support is searched for the support's columns (binary search
+    from where the last one was found), a shorter one summed whole."""
+    out = np.zeros(len(rows))
+    ns = len(sup)
+    for t in range(len(rows)):
+        r = rows[t]
+        lo, hi = ptr[r], ptr[r + 1]
+        s = 0.0
+        if hi - lo <= 8 * ns:
+            for k in range(lo, hi):
+                s += val[k] * eta[idx[k]]
+        else:
+            for q in range(ns):
+                j = sup[q]
+                a, b = lo, hi
+                while a < b:
+                    mid = (a + b) >> 1
+                    if idx[mid] < j:
+                        a = mid + 1
+                    else:
+                        b = mid
+                if a == hi:
+                    break
+                if idx[a] == j:
+                    s += val[a] * eta[j]
+                lo = a
+        out[t] = s
+    return out
+
+
+@numba.njit(cache=True)
 def edge_marginals(n, family, ptr, items, eta, tol):
     mu = np.zeros((n, n))
     for j in range(eta.shape[0]):

@@ -23,10 +23,15 @@ import numpy as np
 COLD_MAX_N = 64
 
 
+def numba_loaded() -> bool:
+    """Whether numba is loaded in this process (then the kernels are the faster choice)."""
+    return "numba" in sys.modules
+
+
 def use_numpy(n: int) -> bool:
     """Whether the LP helpers use numpy for a cache of ``n`` variables: n <= COLD_MAX_N and
     numba not loaded in this process (once it is, the kernels are the faster choice)."""
-    return n <= COLD_MAX_N and "numba" not in sys.modules
+    return n <= COLD_MAX_N and not numba_loaded()
 
 
 _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)

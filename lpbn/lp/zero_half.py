@@ -30,6 +30,11 @@ with slack below ``slack`` may enter, and columns with η* within ``slack`` of 0
 integral, each paying its slack, η*_j or 1 - η*_j in the violation formula above.  Every
 combination is rounded as before and kept only when η* violates it (by ``min_violation``), so
 the cuts stay valid whatever the heuristic picks; a cost above 1 only means no cut.
+
+A combination's parity depends on the rows' entries in the fractional columns and the columns
+at 1 only, that is on the support of η*, so the elimination sees each row there only (an LP
+point is sparse: munin1-5000 has ~300 of 18,756 columns in it, while a cluster row or an earlier
+cut may hold thousands); the whole rows are built for the chosen combinations alone.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..cache import ScoreCache
-from .clusters import cluster_activity, cluster_rows_csr
+from .clusters import cluster_activity, cluster_rows_csr, cluster_rows_on
+from .general_rows import GeneralRows
 
 #: η at most this far from 0 or 1 counts as integral (its bound row has no slack).
 INTEGRAL_TOL = 1e-6
@@ -47,9 +53,12 @@ MIN_VIOLATION = 1e-6
 #: be larger than this (a point with thousands of fractional columns on a wide cache).
 MAX_ELIMINATION_CELLS = 25_000_000
 
+#: Kinds of the rows a combination may use.
+CONVEXITY, CLUSTER, EXTRA = 0, 1, 2
+
 
 def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
-                   extra: list[tuple[np.ndarray, np.ndarray, float]] | None = None,
+                   extra: GeneralRows | list[tuple[np.ndarray, np.ndarray, float]] | None = None,
                    max_cuts: int = 200, slack: float = 0.0,
                    min_violation: float = MIN_VIOLATION) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows, the cluster rows of
@@ -60,16 +69,19 @@ def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
     violated by more than ``min_violation``, sparsest combinations first, at most
     ``max_cuts``; none when the elimination would exceed MAX_ELIMINATION_CELLS."""
     eta = np.asarray(eta, dtype=np.float64)
+    clusters = np.asarray(clusters, dtype=np.uint64)
+    extra = extra if isinstance(extra, GeneralRows) else GeneralRows(extra or [])
     near = max(float(slack), INTEGRAL_TOL)
-    rows = _tight_rows(cache, eta, clusters, extra or [], near)
-    frac = np.flatnonzero((eta > near) & (eta < 1.0 - near))
-    if len(rows) * (len(rows) + len(frac)) > MAX_ELIMINATION_CELLS:
+    sup = np.flatnonzero(eta > near)             # the fractional columns and the columns at 1
+    rows = _tight_rows(cache, eta, clusters, extra, near, sup)
+    frac = eta[sup] < 1.0 - near
+    if len(rows) * (len(rows) + int(frac.sum())) > MAX_ELIMINATION_CELLS:
         return []
+    combos = _odd_even_combinations(rows, frac)
     at_one = eta >= 1.0 - near
-    combos = _odd_even_combinations(rows, frac, at_one, cache.m)
     cuts = []
     for combo in combos[np.argsort(combos.sum(axis=1), kind="stable")]:
-        cut = _rounded_cut(rows, np.flatnonzero(combo), at_one, cache.m)
+        cut = _rounded_cut(cache, rows, np.flatnonzero(combo), at_one, clusters, extra)
         cols, coef, rhs = cut
         if float(coef @ eta[cols]) > rhs + min_violation:
             cuts.append(cut)
@@ -79,51 +91,71 @@ def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
 
 
 class _Rows:
-    """The rows ``Σ val · η[idx] <= rhs`` a combination may use (CSR, integral values)."""
+    """The rows ``Σ val · η[idx] <= rhs`` a combination may use, each restricted to the
+    support of η (CSR over positions in that support, integral values), with the kind
+    (CONVEXITY, CLUSTER, EXTRA) and the variable, cluster or extra row it came from."""
 
-    def __init__(self, blocks: list[tuple[np.ndarray, np.ndarray, int]]):
-        lens = np.array([len(i) for i, _, _ in blocks], dtype=np.int64)
-        self.ptr = np.zeros(len(blocks) + 1, dtype=np.int64)
+    def __init__(self, blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]):
+        # each block: (ptr, local idx, val, rhs, ref, kind) of a run of rows of one kind
+        lens = np.concatenate([np.diff(b[0]) for b in blocks])
+        self.ptr = np.zeros(len(lens) + 1, dtype=np.int64)
         np.cumsum(lens, out=self.ptr[1:])
-        self.idx = np.concatenate([i for i, _, _ in blocks]).astype(np.int64)
-        self.val = np.concatenate([v for _, v, _ in blocks]).astype(np.int64)
-        self.rhs = np.array([r for _, _, r in blocks], dtype=np.int64)
+        self.idx = np.concatenate([b[1] for b in blocks]).astype(np.int64)
+        self.val = np.concatenate([b[2] for b in blocks]).astype(np.int64)
+        self.rhs = np.concatenate([b[3] for b in blocks]).astype(np.int64)
+        self.ref = np.concatenate([b[4] for b in blocks]).astype(np.int64)
+        self.kind = np.concatenate([np.full(len(b[4]), b[5], dtype=np.int8) for b in blocks])
 
     def __len__(self) -> int:
         return len(self.rhs)
 
 
-def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray,
-                extra: list[tuple[np.ndarray, np.ndarray, float]], near: float = INTEGRAL_TOL) -> _Rows:
+def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, extra: GeneralRows,
+                near: float, sup: np.ndarray) -> _Rows:
     """Convexity rows (+1, rhs 1), and the cluster rows (−1, rhs −1) and ``extra`` rows
-    with slack at most ``near`` at ``eta``."""
-    off = cache.offsets.tolist()
-    blocks = [(np.arange(off[i], off[i + 1]), np.ones(off[i + 1] - off[i]), 1) for i in range(cache.n)]
+    with slack at most ``near`` at ``eta``, each over the support columns ``sup`` only."""
+    n = cache.n
+    pos = np.full(cache.m, -1, dtype=np.int64)
+    pos[sup] = np.arange(len(sup))
+    fam = cache.family[sup]
+    conv_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(fam, minlength=n), out=conv_ptr[1:])
+    conv_idx = np.argsort(fam, kind="stable")
+    blocks = [(conv_ptr, conv_idx, np.ones(len(sup)), np.ones(n), np.arange(n), CONVEXITY)]
     if len(clusters):
-        tight = np.asarray(clusters)[cluster_activity(cache, eta, clusters) <= 1.0 + near]
-        ptr, idx = cluster_rows_csr(cache, tight)
-        for c in range(len(tight)):
-            cols = idx[ptr[c]:ptr[c + 1]]
-            blocks.append((cols, -np.ones(len(cols)), -1))
-    for cols, coef, rhs in extra:
-        if float(coef @ eta[cols]) >= rhs - near:
-            blocks.append((cols, coef, int(round(rhs))))
+        tight = np.flatnonzero(cluster_activity(cache, eta, clusters) <= 1.0 + near)
+        ptr, idx = cluster_rows_on(cache, clusters[tight], sup)
+        blocks.append((ptr, pos[idx], -np.ones(len(idx)), -np.ones(len(tight)), tight, CLUSTER))
+    if len(extra):
+        on = np.flatnonzero(extra.activity(eta) >= extra.rhs - near)
+        parts = []
+        for r in on.tolist():
+            cols, coef, _ = extra[r]
+            loc = pos[cols]
+            keep = loc >= 0
+            parts.append((loc[keep], np.rint(coef[keep])))
+        ptr = np.zeros(len(on) + 1, dtype=np.int64)
+        np.cumsum([len(p[0]) for p in parts], out=ptr[1:])
+        idx = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        val = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0)
+        blocks.append((ptr, idx, val, np.rint(extra.rhs[on]), on, EXTRA))
     return _Rows(blocks)
 
 
-def _odd_even_combinations(rows: _Rows, frac: np.ndarray, at_one: np.ndarray, m: int) -> np.ndarray:
+def _odd_even_combinations(rows: _Rows, frac: np.ndarray) -> np.ndarray:
     """Row subsets (bool rows) that give every fractional column an even coefficient and an
-    odd right side (after the bound rows η_j <= 1 that even out the columns at 1)."""
+    odd right side (after the bound rows η_j <= 1 that even out the columns at 1); ``frac``
+    marks the fractional ones among the support columns the rows are over (the rest are at 1)."""
     R = len(rows)
-    pos = np.full(m, -1, dtype=np.int64)
-    pos[frac] = np.arange(len(frac))
+    pos = np.full(len(frac), -1, dtype=np.int64)
+    pos[frac] = np.arange(int(frac.sum()))
     owner = np.repeat(np.arange(R), np.diff(rows.ptr))
     odd = rows.val % 2 != 0
     col = pos[rows.idx]
     hit = (col >= 0) & odd
-    M = np.zeros((R, len(frac)), dtype=bool)
+    M = np.zeros((R, int(frac.sum())), dtype=bool)
     np.logical_xor.at(M, (owner[hit], col[hit]), True)
-    ones = np.bincount(owner[odd], weights=at_one[rows.idx[odd]].astype(np.float64),
+    ones = np.bincount(owner[odd], weights=(~frac[rows.idx[odd]]).astype(np.float64),
                        minlength=R).astype(np.int64)
     odd_rhs = ((rows.rhs + ones) % 2).astype(bool)
     null = _left_null_space_gf2(M)
@@ -151,15 +183,26 @@ def _left_null_space_gf2(M: np.ndarray) -> np.ndarray:
     return A[rank:, F:]
 
 
-def _rounded_cut(rows: _Rows, chosen: np.ndarray, at_one: np.ndarray, m: int
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """½ × (the chosen rows + the bound rows η_j <= 1 of the odd columns at 1), rounded down."""
-    coef = np.zeros(m, dtype=np.int64)
-    rhs = 0
+def _rounded_cut(cache: ScoreCache, rows: _Rows, chosen: np.ndarray, at_one: np.ndarray,
+                 clusters: np.ndarray, extra: GeneralRows) -> tuple[np.ndarray, np.ndarray, float]:
+    """½ × (the chosen rows, whole, + the bound rows η_j <= 1 of the odd columns at 1),
+    rounded down."""
+    coef = np.zeros(cache.m, dtype=np.int64)
+    off = cache.offsets
+    rhs = int(rows.rhs[chosen].sum())
+    in_clusters = []
     for r in chosen.tolist():
-        a, b = rows.ptr[r], rows.ptr[r + 1]
-        np.add.at(coef, rows.idx[a:b], rows.val[a:b])
-        rhs += int(rows.rhs[r])
+        kind, ref = int(rows.kind[r]), int(rows.ref[r])
+        if kind == CONVEXITY:
+            coef[off[ref]:off[ref + 1]] += 1
+        elif kind == CLUSTER:
+            in_clusters.append(ref)
+        else:
+            cols, val, _ = extra[ref]
+            np.add.at(coef, cols, np.rint(val).astype(np.int64))
+    if in_clusters:
+        _, idx = cluster_rows_csr(cache, clusters[np.array(in_clusters)])
+        np.subtract.at(coef, idx, 1)
     odd_one = np.flatnonzero(at_one & (coef % 2 != 0))
     coef[odd_one] += 1
     rhs += len(odd_one)
