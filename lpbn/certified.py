@@ -51,11 +51,12 @@ SEARCH_SHARE = 0.5
 DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP.  Both add
 #: k-clusters and {0, 1/2}-cuts beside tailing cluster rounds (the dual's cuts as Lagrangian
-#: terms, :meth:`lpbn.dual.state.DualState.add_cuts`).  At 60 s beside ASOBS on the same
-#: explored caches (results/scale/bounds, bounds-cuts): the dual is tighter on plants, baudio,
-#: jester (2.636 / 0.409 / 0.142% against 2.940 / 0.530 / 0.150%), accidents and connect4
-#: (1.09 / 2.91% against 1.50 / 3.54%), HiGHS on bnetflix (0.248% against 0.363%), so the dual
-#: is the default.
+#: terms, :meth:`lpbn.dual.state.DualState.add_cuts`).  Beside ASOBS on the explored caches
+#: (results/scale/README.md, "The two LP bounds again"): the dual is tighter on plants, baudio,
+#: jester and bnetflix at 60 s (0.758 / 0.118 / 0.055 / 0.060% against 1.214 / 0.201 / 0.059 /
+#: 0.084%), HiGHS, whose root LP prices its columns, on accidents and connect4 at 300 s (0.755 /
+#: 0.765% against the dual's 0.72-0.88 / 0.85-0.92%).  Nothing known before the run tells the
+#: two groups apart, so the dual is the default.
 LP_BOUNDS = ("dual", "highs")
 BOUNDS = LP_BOUNDS + ("trivial",)
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
