@@ -11,6 +11,18 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True, inline="always")
+def lower_bound(a, lo, hi, x):
+    """The first index k in [lo, hi) with a[k] >= x in the sorted ``a`` (hi if none)."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @numba.njit(cache=True)
 def find_candidates(offsets, ptr, items, tptr, titems):
     n = offsets.shape[0] - 1

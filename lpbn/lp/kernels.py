@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from .. import bitsets as bs
+from ..cache_kernels import lower_bound
 
 
 @numba.njit(cache=True, inline="always")
@@ -84,13 +85,7 @@ def rows_activity(ptr, idx, val, eta, sup, rows):
         else:
             for q in range(ns):
                 j = sup[q]
-                a, b = lo, hi
-                while a < b:
-                    mid = (a + b) >> 1
-                    if idx[mid] < j:
-                        a = mid + 1
-                    else:
-                        b = mid
+                a = lower_bound(idx, lo, hi, j)
                 if a == hi:
                     break
                 if idx[a] == j:

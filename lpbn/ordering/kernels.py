@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..cache_kernels import lower_bound
+
 # ---------------------------------------------------------------------- small helpers
 
 
@@ -143,14 +145,7 @@ def first_containing(inv_ptr, inv, x, ptr, items, pos, limit, start, stop):
 def _inv_has(inv_ptr, inv, x, j):
     """Does candidate ``j`` contain ``x``?  (Binary search in x's inverse-index row, which
     stays in cache while x is scanned, instead of reading j's parent set.)"""
-    a = inv_ptr[x]
-    b = inv_ptr[x + 1]
-    while a < b:
-        mid = (a + b) >> 1
-        if inv[mid] < j:
-            a = mid + 1
-        else:
-            b = mid
+    a = lower_bound(inv, inv_ptr[x], inv_ptr[x + 1], j)
     return a < inv_ptr[x + 1] and inv[a] == j
 
 
