@@ -35,7 +35,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from .clusters import ClusterFamily, cluster_rows_csr, unseen_rows
+from .clusters import ClusterFamily, cluster_rows_csr, cluster_rows_on, unseen_rows
 from .highs_session import new_highs, run as run_highs
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
@@ -214,6 +214,14 @@ class EtaLP:
         np.cumsum(keep, out=kept[1:])
         return kept[np.asarray(ptr, dtype=np.int64)], where[keep], None if val is None else np.asarray(val)[keep]
 
+    def _cluster_rows_in_model(self, bits: np.ndarray, ks: np.ndarray | None = None):
+        """The (k-)cluster rows of ``bits`` as CSR over the model's columns (positions); a
+        restricted model's rows are built over its columns only (K x columns, not K x m)."""
+        if self.pos is None:
+            return cluster_rows_csr(self.cache, bits, ks)
+        ptr, idx = cluster_rows_on(self.cache, bits, self.cols, ks)
+        return ptr, self.pos[idx]
+
     @property
     def num_cols(self) -> int:
         """η columns in the model (all candidates unless restricted)."""
@@ -277,7 +285,7 @@ class EtaLP:
         if not new.any():
             return 0
         fresh = bits[new]
-        ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, fresh))
+        ptr, idx = self._cluster_rows_in_model(fresh)
         k = len(fresh)
         self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
@@ -346,7 +354,7 @@ class EtaLP:
         bits, ks = np.asarray(clusters, dtype=np.uint64)[keep], np.asarray(ks, dtype=np.int64)[keep]
         self._kbits.append(bits.reshape(-1, self.clusters.words))
         self._ks.append(ks)
-        ptr, idx, _ = self._in_model(*cluster_rows_csr(self.cache, bits, ks))
+        ptr, idx = self._cluster_rows_in_model(bits, ks)
         k = len(keep)
         self.h.addRows(k, ks.astype(np.float64), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
