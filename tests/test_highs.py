@@ -259,6 +259,48 @@ def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
     assert close(cache.dag_score(r.dag.parents), r.score)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 6), seed=st.integers(0, 100_000), density=st.sampled_from([0.4, 0.8]),
+       rounds=st.integers(0, 6), price=st.booleans())
+def test_column_bounds_bound_every_dag_through_the_candidate(n, seed, density, rounds, price):
+    """EtaLP.column_bounds: at the duals of any LP of the cut loop (restricted by column
+    generation or not) the Lagrangian value is at least the optimum (the LP value at an
+    optimum), and each candidate's bound is at least the best DAG that takes it (the subset DP
+    with that variable's parent set forced)."""
+    cache = random_cache(n, seed=seed, density=density).prune_dominated()
+    model = EtaLP(cache, price=price, columns=EtaLP.start_columns(cache, 1) if price else None)
+    res = cut_loop(model, mode="clusters", max_rounds=rounds + 1, zero_half=True)
+    lp = model.solve_lp()
+    assert lp.status == "optimal"
+    value, bounds = model.column_bounds(lp.row_dual)
+    assert close(value, lp.value), (value, lp.value, res.rounds)
+    best = lpbn.solve(cache, method="dp").score
+    assert value >= best - REL * abs(best)
+    for j in range(cache.m):
+        i = int(cache.family[j])
+        keep = np.ones(cache.m, dtype=bool)
+        keep[cache.offsets[i]:cache.offsets[i + 1]] = False
+        keep[j] = True
+        forced = lpbn.solve(cache.select(keep), method="dp")
+        if forced.dag is not None and np.isfinite(forced.score):
+            assert forced.score <= bounds[j] + REL * max(1.0, abs(forced.score)), j
+
+
+def test_fixing_by_reduced_cost_keeps_the_optimum(instances, known_optima):
+    """Reduced-cost fixing before the MIP (on by default) fixes candidates on a cache whose
+    root LP leaves a gap, and the MIP over the rest proves the known optimum."""
+    for name in ("alarm1000.BIC.p3.jkl", "carpo500.BIC.p3.jkl"):
+        path = f"anchors/gobnilp-bic3/{name}"
+        cache = lpbn.read_scores(instances / path)
+        on = lpbn.solve(cache, method="highs")
+        off = lpbn.solve(cache, method="highs", fix_columns=False)
+        assert on.status == off.status == "optimal"
+        assert on.stats["fixed_by_reduced_cost"] > 0 and "fixed_by_reduced_cost" not in off.stats
+        assert close(on.score, off.score, 1e-9)
+        assert close(on.score, known_optima["gobnilp_bic3"][path]["optimum"])
+        assert close(cache.dag_score(on.dag.parents), on.score) and on.upper_bound >= on.score
+
+
 @pytest.mark.parametrize("lazy", [True, False])
 def test_highs_without_root_cuts_uses_incumbent_cycles(lazy):
     cache = random_cache(8, seed=11, density=0.9)

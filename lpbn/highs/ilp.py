@@ -48,6 +48,9 @@ ZERO_HALF_SLACK_MIN_N = 40
 #: ``column_generation`` by default above this many candidates per variable (as the dual's
 #: polish LP, :attr:`lpbn.dual.polish.PolishLP.RESTRICT_ABOVE`)
 COLUMN_GENERATION_ABOVE = 64
+#: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
+#: more than this (relative): room for the rounding in the duals' sums, in the safe direction
+FIX_RTOL = 1e-7
 
 
 # ---------------------------------------------------------------------- decoding
@@ -103,6 +106,26 @@ def _after_root(model: EtaLP, control, stats: dict, offer, search: bool) -> None
         order, _ = quick_ordering_search(cache, start=start, time_limit=min(2.0, 0.05 * control.remaining()),
                                          max_restarts=100)
         offer(cache.best_for_order(order)[0])
+
+
+def _fix_by_reduced_cost(model: EtaLP, control, best: float, stats: dict) -> tuple[np.ndarray | None, float]:
+    """Reduced-cost fixing over every candidate before the MIP: the candidates whose
+    Lagrangian bound at the root LP's duals (:meth:`EtaLP.column_bounds`) is below the
+    incumbent's score ``best`` are in no better DAG, so the MIP runs without them (HiGHS's own
+    fixing sees only its model's columns, and starts from its own root LP).  Returns the mask
+    of candidates to keep and the score below which the fixed ones lie (the MIP's bound over
+    the rest is a bound on the cache's optimum once raised to it), or ``(None, -inf)``.
+    hailfinder at N = 20,000 (6,179 candidates, root gap 0.007%): 5,115 fixed."""
+    if not math.isfinite(best) or control.should_stop():
+        return None, -math.inf
+    lp = model.solve_lp(control.remaining())
+    if lp.status != "optimal" or lp.row_dual is None:
+        return None, -math.inf
+    value, bounds = model.column_bounds(lp.row_dual)
+    control.improved(bound=max(value, best))        # value < best: the incumbent is optimal
+    keep = model.allowed & (bounds >= best - FIX_RTOL * max(1.0, abs(best)))
+    stats["fixed_by_reduced_cost"] = int(model.allowed.sum() - keep.sum())
+    return keep, best
 
 
 def _lp_certificate(model: EtaLP, threads: int, candidates: str) -> dict:
@@ -175,7 +198,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 zero_half: bool | str | None = None, column_generation: bool | None = None,
-                **unknown) -> SolveResult:
+                fix_columns: bool = True, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -245,12 +268,16 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         (``result.extra["certificate_tree"]``; an unfinished tree is kept as ``partial``).
     certificate_time : float, optional
         Seconds for that proof (default: the solve's time limit again; none without one).
+    fix_columns : bool
+        Before the MIP, fix to 0 every candidate whose Lagrangian bound at the root LP's duals
+        is below the incumbent's score (:func:`_fix_by_reduced_cost`; default True): it is in
+        no better DAG, so the MIP and its generation rows go without it.
     column_generation : bool, optional
         The root's cut loop over a restricted LP: each variable's EtaLP.START_COLUMNS best
         candidates and its empty set, the others priced in at every optimum by their reduced
         costs (:meth:`lpbn.lp.model.EtaLP.solve_lp`), so every LP value is still the optimum
-        over all candidates; the MIP then runs over every column
-        (:meth:`~lpbn.lp.model.EtaLP.full_model`).  HiGHS's pivots cost in proportion to the
+        over all candidates; the MIP then runs over every column not fixed by
+        ``fix_columns`` (:meth:`~lpbn.lp.model.EtaLP.full_model`).  HiGHS's pivots cost in proportion to the
         columns: munin-5000 (177,691 candidates) spent 102 of its first 120 s in 501 LP
         re-solves over all of them.  Default: on caches with more than
         COLUMN_GENERATION_ABOVE candidates per variable (with ``numba``).
@@ -332,10 +359,15 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
     if model.price:
         stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
+    keep, floor = (_fix_by_reduced_cost(model, control, incumbent.score, stats) if root_cuts and fix_columns
+                   else (None, -math.inf))
 
     def mip_model(model: EtaLP) -> EtaLP:
-        """The model the MIP runs on: every column (after a restricted root), generation rows."""
+        """The model the MIP runs on: every column (after a restricted root) but those fixed
+        by their reduced costs, generation rows."""
         model = model.full_model()
+        if keep is not None:
+            model.restrict(keep)
         if acyclicity == "generation":
             stats["generation_rows"] = model.add_generation_rows()
         if not mip_heuristics:
@@ -368,14 +400,14 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                               check=check if lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes
-        if math.isfinite(sol.bound):
-            control.improved(bound=sol.bound)
+        if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
+            control.improved(bound=max(sol.bound, floor))
         cyclic = list(sol.rejected or [])
         if sol.choice is not None:
             if choice_is_acyclic(cache, sol.choice):
                 offer(sol.choice)
                 if sol.status == "optimal":
-                    control.improved(bound=max(sol.bound, sol.value))
+                    control.improved(bound=max(sol.bound, sol.value, floor))
                     return finish(OPTIMAL)
             else:
                 cyclic.append(sol.choice)

@@ -384,7 +384,8 @@ class EtaLP:
 
     def add_generation_rows(self) -> int:
         """Append the generation columns g and one row per possible edge u -> v (see the
-        module docstring); returns the number of rows.  Idempotent."""
+        module docstring) over the allowed candidates (:meth:`restrict`: an edge only fixed
+        candidates hold gets no row); returns the number of rows.  Idempotent."""
         if self.generation_col is not None:
             return 0
         if self.pos is not None:
@@ -399,6 +400,8 @@ class EtaLP:
         parent = np.asarray(cache.pset_items, dtype=np.int64)[
             np.repeat(cache.pset_ptr[:-1], sizes) + (np.arange(int(sizes.sum()))
                                                     - np.repeat(np.cumsum(sizes) - sizes, sizes))]
+        on = self.allowed[cand]                  # candidates fixed to 0 take no part in an edge
+        cand, parent = cand[on], parent[on]
         child = np.asarray(cache.family, dtype=np.int64)[cand]
         key = parent * n + child
         order = np.argsort(key, kind="stable")
@@ -551,6 +554,34 @@ class EtaLP:
         rows = self._row_families()
         cands = np.arange(self.m) if cands is None else np.asarray(cands, dtype=np.int64)
         return self._other_rows(y, rows)[cands] - self._cluster_part(y, rows, cands)
+
+    def column_bounds(self, row_dual: np.ndarray) -> tuple[float, np.ndarray]:
+        """The Lagrangian bound of the row duals ``y`` of a solve and, per candidate j, a
+        bound on the score of every DAG that takes j (reduced-cost fixing over every
+        candidate, in the model or not).
+
+        For duals of the right signs (HiGHS's, maximising: <= 0 on ``>=`` rows, >= 0 on
+        ``<=`` rows; a wrong-signed or unbounded side's dual is set to 0 here) every DAG
+        η that satisfies the rows has
+        ``score(η) <= yᵀb + Σ_j rc_j η_j <= L = yᵀb + Σ_i max_{j of i} rc_j``
+        with ``rc = c − Aᵀy`` (:meth:`reduced_costs`; the convexity rows pick one candidate
+        per variable), and a DAG that takes candidate j of variable i at most
+        ``L − max_{j' of i} rc_j' + rc_j``.  Valid for any such ``y``, optimal or not; at an
+        LP optimum L is the LP value.  A candidate whose bound is below the incumbent's score
+        is in no better DAG, so the MIP may fix it to 0 (hailfinder at N = 20,000: 5,115 of
+        6,179 candidates at the root's end, gap 0.007%)."""
+        y = np.array(row_dual, dtype=np.float64)
+        lp = self.h.getLp()
+        lower, upper = np.asarray(lp.row_lower_, dtype=np.float64), np.asarray(lp.row_upper_, dtype=np.float64)
+        y[(y < 0.0) & ~np.isfinite(lower)] = 0.0
+        y[(y > 0.0) & ~np.isfinite(upper)] = 0.0
+        side = np.where(y < 0.0, lower, upper)
+        yb = math.fsum((y[y != 0.0] * side[y != 0.0]).tolist())
+        rc = self.reduced_costs(y)
+        best = np.full(self.n, -np.inf)
+        np.maximum.at(best, self.cache.family, rc)
+        value = yb + math.fsum(best.tolist())
+        return value, value - best[self.cache.family] + rc
 
     def _other_rows(self, y: np.ndarray, rows: dict[str, np.ndarray]) -> np.ndarray:
         """c − aᵀy over every candidate without the cluster and k-cluster rows."""
