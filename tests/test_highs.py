@@ -261,8 +261,8 @@ def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 6), seed=st.integers(0, 100_000), density=st.sampled_from([0.4, 0.8]),
-       rounds=st.integers(0, 6), price=st.booleans())
-def test_column_bounds_bound_every_dag_through_the_candidate(n, seed, density, rounds, price):
+       rounds=st.integers(0, 6), price=st.booleans(), kclusters=st.booleans())
+def test_column_bounds_bound_every_dag_through_the_candidate(n, seed, density, rounds, price, kclusters):
     """EtaLP.column_bounds: at the duals of any LP of the cut loop (restricted by column
     generation or not) the Lagrangian value is at least the optimum (the LP value at an
     optimum), and each candidate's bound is at least the best DAG that takes it (the subset DP
@@ -270,6 +270,8 @@ def test_column_bounds_bound_every_dag_through_the_candidate(n, seed, density, r
     cache = random_cache(n, seed=seed, density=density).prune_dominated()
     model = EtaLP(cache, price=price, columns=EtaLP.start_columns(cache, 1) if price else None)
     res = cut_loop(model, mode="clusters", max_rounds=rounds + 1, zero_half=True)
+    if kclusters:                       # 2-cluster rows (valid for clusters of two or more)
+        model.add_kclusters(all_clusters(cache.n)[-4:], np.full(4, 2))
     lp = model.solve_lp()
     assert lp.status == "optimal"
     value, bounds = model.column_bounds(lp.row_dual)
