@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -276,6 +277,9 @@ def test_column_bounds_bound_every_dag_through_the_candidate(n, seed, density, r
     assert lp.status == "optimal"
     value, bounds = model.column_bounds(lp.row_dual)
     assert close(value, lp.value), (value, lp.value, res.rounds)
+    with mock.patch("lpbn.lp.model.use_numpy", return_value=True):   # the numba-free path
+        twin = model.column_bounds(lp.row_dual)
+    assert close(twin[0], value) and np.allclose(twin[1], bounds, rtol=1e-9, atol=1e-6)
     best = lpbn.solve(cache, method="dp").score
     assert value >= best - REL * abs(best)
     for j in range(cache.m):

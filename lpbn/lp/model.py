@@ -37,6 +37,7 @@ import numpy as np
 from ..cache import ScoreCache
 from .clusters import ClusterFamily, cluster_rows_csr, cluster_rows_on, unseen_rows
 from .highs_session import new_highs, run as run_highs
+from .numpy_kernels import use_numpy
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
 
@@ -597,9 +598,12 @@ class EtaLP:
         return red
 
     def _cluster_part(self, y, rows, cands, duals=None) -> np.ndarray:
-        from .kernels import row_weights
         bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
         cache = self.cache
+        if use_numpy(self.n):            # a small cache while numba is not loaded: the rows in numpy
+            ptr, idx = cluster_rows_csr(cache, bits, ks)
+            return np.bincount(idx, weights=np.repeat(yc, np.diff(ptr)), minlength=self.m)[cands]
+        from .kernels import row_weights
         return row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, yc, var_ptr, var_rows)
 
     def columns_to_price(self, row_dual: np.ndarray, tol: float = 1e-9) -> np.ndarray:
