@@ -112,3 +112,21 @@ def _sparse_block(rng, fam, n, k, line, where, half, far, mix, base):
     strength = np.where(par < n, 30.0 * u ** 3, 0.0).sum(axis=1)
     sc = base[fam] + strength - 6.0 * size + rng.normal(0.0, 2.0, size=len(fam))
     return fam, par.astype(np.int32), size, sc
+
+
+def best_through_each_candidate(cache: ScoreCache) -> np.ndarray:
+    """Per candidate j, the best score of a DAG that takes j (-inf if none does): the subset
+    DP on the cache with j's variable restricted to j.  The brute-force reference for bounds
+    per candidate (reduced-cost fixing: :func:`lpbn.dual.fixing.candidate_bounds`,
+    :meth:`lpbn.lp.model.EtaLP.column_bounds`); for small caches only."""
+    from .solve import solve
+    out = np.full(cache.m, -np.inf)
+    for j in range(cache.m):
+        i = int(cache.family[j])
+        keep = np.ones(cache.m, dtype=bool)
+        keep[cache.offsets[i]:cache.offsets[i + 1]] = False
+        keep[j] = True
+        res = solve(cache.select(keep), method="dp")
+        if res.dag is not None and np.isfinite(res.score):
+            out[j] = res.score
+    return out
