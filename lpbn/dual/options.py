@@ -116,7 +116,8 @@ class DualOptions:
         "Effort of the ordering-based local search that improves the incumbent from the "
         "min-regret decoded orders (§5.2; lpbn.dual.incumbent): local_search x "
         "OBS_CLIMBS_PER_SWEEP climbs per CD sweep of relaxation work, divided by the estimated "
-        "climb cost (reproducible up to the time limit); 0 disables it.  It only offers DAGs."))
+        "climb cost, a tenth of that after OBS_IDLE_CLIMBS climbs in a row that did not improve "
+        "the incumbent (reproducible up to the time limit); 0 disables it.  It only offers DAGs."))
     seed: int = _opt(0, "Seed of the local search.")
     incumbent: Any = _opt(None, (
         "A DAG to start from (a DAG over the cache's variables, every parent set a candidate), "
