@@ -366,13 +366,16 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
     if model.price:
         stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
-    keep, floor = (_fix_by_reduced_cost(model, control, incumbent.score, stats) if root_cuts and fix_columns
-                   else (None, -math.inf))
+    floor = -math.inf     # the fixed candidates are in no DAG scoring above this
 
-    def mip_model(model: EtaLP) -> EtaLP:
+    def mip_model(root: EtaLP) -> EtaLP:
         """The model the MIP runs on: every column (after a restricted root) but those fixed
-        by their reduced costs, generation rows."""
-        model = model.full_model()
+        by their reduced costs at the root's duals, generation rows."""
+        nonlocal floor
+        keep = None
+        if root_cuts and fix_columns:
+            keep, floor = _fix_by_reduced_cost(root, control, incumbent.score, stats)
+        model = root.full_model()
         if keep is not None:
             model.restrict(keep)
         if acyclicity == "generation":
