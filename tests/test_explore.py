@@ -141,6 +141,31 @@ def test_evaluation_budget_is_reproducible_and_scheduler_independent():
     assert one.meta["scoring"]["stopped"] == {"max_evaluations": 12}
 
 
+@pytest.mark.parametrize("score", ["bic", "bdeu"])
+def test_scores_do_not_depend_on_which_child_a_process_scored_first(score):
+    """The joint-table memo shares E(S), F(S) between the children of a process; the fixed-point
+    sums make them bit-identical whichever kernel and child computed them first, so a cache does
+    not depend on how the variables were dealt out to worker processes (``jobs=2``)."""
+    from lpbn.scoring.context import ScoringContext
+    from lpbn.scoring.explore import explore_variable
+    from lpbn.scoring.scores import kind_of
+
+    ds = read_data(random_data(9, 3000, 5, arities=(2, 3, 5)))
+
+    def explored(order):
+        ctx = ScoringContext(ds, kind_of(score), 1.0, max_parents=3)
+        return {x: explore_variable(ctx, x) for x in order}
+
+    forward = explored(range(ds.n))
+    backward = explored(reversed(range(ds.n)))
+    assert any(r["joint_hits"] for r in backward.values())
+    for x in range(ds.n):
+        assert np.array_equal(forward[x]["scores"], backward[x]["scores"])
+        assert np.array_equal(forward[x]["sets"], backward[x]["sets"])
+    cache = lpbn.score_data(ds, score=score, max_parents=3, jobs=1)
+    assert lpbn.score_data(ds, score=score, max_parents=3, jobs=2).equals(cache)
+
+
 def test_candidate_cap_keeps_best_and_empty_set():
     X = random_data(9, 400, 4)
     full = lpbn.score_data(X, explore="sequential", time_per_variable=None, jobs=1, max_candidates=10_000)

@@ -16,6 +16,7 @@ import math
 import numba
 import numpy as np
 
+from .counting import e_unit, f_scale, fixed
 from .scores import BDEU, local_score
 
 
@@ -77,22 +78,24 @@ def single_parent_stats(planes, ptr, counts, x, cand, kind, ess, lgt, N, ll, sco
     """
     rx = ptr[x + 1] - ptr[x]
     W = planes.shape[1]
+    eu = e_unit(lgt)
+    fs = f_scale(lgt)
     for k in range(cand.shape[0]):
         y = cand[k]
         ry = ptr[y + 1] - ptr[y]
         aq = ess / ry
         aqr = aq / rx
-        ej = 0.0
-        epa = 0.0
-        fj = 0.0
-        fpa = 0.0
+        ej = np.int64(0)   # fixed-point sums, as in lpbn.scoring.counting
+        epa = np.int64(0)
+        fj = np.int64(0)
+        fpa = np.int64(0)
         cells = 0
         for b in range(ry):
             pb = ptr[y] + b
             nb = counts[pb]
             epa += lgt[nb]
             if kind == BDEU and nb > 0:
-                fpa += math.lgamma(aq + nb) - math.lgamma(aq)
+                fpa += fixed(math.lgamma(aq + nb) - math.lgamma(aq), fs)
             left = nb
             for a in range(rx):
                 if a == rx - 1:
@@ -108,7 +111,7 @@ def single_parent_stats(planes, ptr, counts, x, cand, kind, ess, lgt, N, ll, sco
                     cells += 1
                     ej += lgt[c]
                     if kind == BDEU:
-                        fj += math.lgamma(aqr + c) - math.lgamma(aqr)
-        ll[k] = ej - epa
-        score[k] = local_score(kind, ll[k], fj - fpa, float(ry), rx, N)
+                        fj += fixed(math.lgamma(aqr + c) - math.lgamma(aqr), fs)
+        ll[k] = ej * eu - epa * eu
+        score[k] = local_score(kind, ll[k], fj / fs - fpa / fs, float(ry), rx, N)
         nz[k] = cells

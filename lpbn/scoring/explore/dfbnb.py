@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..counting import (DENSE_CELLS, extend_and_count, extend_and_count_dense, extend_codes,
+from ..counting import (DENSE_CELLS, e_unit, extend_and_count, extend_and_count_dense, extend_codes,
                         family_parts, family_stats)
 from ..pruning import superset_bound
 from ..scores import local_score, penalty_coef
@@ -94,7 +94,7 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
     lb[h] = s0
     h0 = ht_put(hk, hstate, jcap, 0)
     if h0 >= 0:
-        hE[h0] = lgt[N]  # E(∅) = N log N
+        hE[h0] = lgt[N] * e_unit(lgt)  # E(∅) = N log N (lgt in fixed point)
     out_score[0] = s0
     n_out = 1
     gbest = _seed_k3(k3_sets, k3_scores, sub, lk, lv, lb, lstate, lcap, memo_ok, B, s0)
