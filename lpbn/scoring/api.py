@@ -270,7 +270,8 @@ def _n_within(m: int, L: int) -> int:
 
 
 def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
-    """Per variable: sort best first (ties: smaller set first), parents sorted (CSR arrays)."""
+    """Per variable: sort best first (ties: smaller set first, then by sorted parent ids, so the
+    order does not depend on the exploration's), parents sorted (CSR arrays)."""
     offsets = [0]
     all_scores = []
     all_sizes = []
@@ -278,15 +279,17 @@ def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
     for r in results:
         sc = r["scores"] / LN2 if kind == MDL else r["scores"]
         sizes = np.asarray(r["sizes"], dtype=np.int64)
-        perm = np.lexsort((sizes, -sc))
-        sets = np.array(r["sets"], dtype=np.int64)[perm]
-        sizes = sizes[perm]
+        sets = np.array(r["sets"], dtype=np.int64)
         width = sets.shape[1] if sets.ndim == 2 else 0
         if width:
             pad = np.arange(width)[None, :] >= sizes[:, None]
             sets = np.where(pad, np.iinfo(np.int64).max, sets)
             sets.sort(axis=1)
-            all_items.append(sets[~pad])
+        perm = np.lexsort((*(sets[:, c] for c in range(width - 1, -1, -1)), sizes, -sc))
+        sizes = sizes[perm]
+        if width:
+            sets = sets[perm]
+            all_items.append(sets[np.arange(width)[None, :] < sizes[:, None]])
         all_scores.append(sc[perm])
         all_sizes.append(sizes)
         offsets.append(offsets[-1] + len(perm))
