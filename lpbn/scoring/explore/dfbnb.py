@@ -212,7 +212,8 @@ def dfbnb_family(cols, arities, x, order, maxp, kind, ess, k, lgt, ll_all, sfx, 
         if d + 1 < D and not cut_below:
             keyd[d + 1] = keyC
             if use_ent:
-                excl[d + 1, :] = excl[d, :]
+                for t in range(excl.shape[1]):
+                    excl[d + 1, t] = excl[d, t]
             qprod[d + 1] = qC
             bestsub[d + 1] = max(sc, refsub)
             scored[d + 1] = sc
@@ -365,11 +366,13 @@ def append_set(out_sets, out_size, out_score, n_out, order, path, d, sc):
     if n_out >= out_score.shape[0]:
         cap2 = 2 * out_score.shape[0]
         o1 = np.zeros((cap2, out_sets.shape[1]), dtype=np.int64)
-        o1[:n_out] = out_sets[:n_out]
         o2 = np.zeros(cap2, dtype=np.int64)
-        o2[:n_out] = out_size[:n_out]
         o3 = np.zeros(cap2)
-        o3[:n_out] = out_score[:n_out]
+        for i in range(n_out):      # loops, not slice copies: no broadcasting code to compile (4 s)
+            for j in range(out_sets.shape[1]):
+                o1[i, j] = out_sets[i, j]
+            o2[i] = out_size[i]
+            o3[i] = out_score[i]
         out_sets, out_size, out_score = o1, o2, o3
     for j in range(d + 1):
         out_sets[n_out, j] = order[path[j]]

@@ -126,9 +126,12 @@ def closed_grow(cf, ci, ch, st):
     cf2 = np.zeros((m, cf.shape[1]))
     ci2 = np.zeros((m, ci.shape[1]), dtype=np.int64)
     ch2 = np.zeros(m, dtype=np.uint64)
-    cf2[:cf.shape[0]] = cf
-    ci2[:ci.shape[0]] = ci
-    ch2[:ch.shape[0]] = ch
+    for i in range(cf.shape[0]):    # loops, not slice copies: no broadcasting code to compile
+        for t in range(cf.shape[1]):
+            cf2[i, t] = cf[i, t]
+        for t in range(ci.shape[1]):
+            ci2[i, t] = ci[i, t]
+        ch2[i] = ch[i]
     return cf2, ci2, ch2
 
 
@@ -250,12 +253,13 @@ def codes_of(ci, cols, arities, j, slot_owner, slot_codes, slot_q, qlimit, mapbu
     s = j % K
     k = items_of(ci, j, items)
     dst = slot_codes[s]
-    dst[:] = 0
+    dst.fill(0)
     Q = 1
     for t in range(k):
         v = items[t]
         Q = extend_codes(dst, Q, cols[v], arities[v], scratch, qlimit, mapbuf)
-        dst[:] = scratch
+        for r in range(dst.shape[0]):
+            dst[r] = scratch[r]
     slot_owner[s] = j
     slot_q[s] = Q
     return s
