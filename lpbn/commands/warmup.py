@@ -5,16 +5,18 @@ from __future__ import annotations
 import sys
 import time
 
-HELP = "compile the solvers' numba kernels once (a fresh install's first solve then starts at once)"
-DESCRIPTION = (HELP + ". Without it the first solve of each method compiles for 5-30 s; a timed "
-               "solve on a cold cache compiles in a child process and, if the limit comes first, "
-               "returns the best quick answer with status time_limit (see lpbn.warmup).")
+HELP = ("compile the solvers' and the scorer's numba kernels once (a fresh install's first solve "
+        "or score then starts at once)")
+DESCRIPTION = (HELP + ". Without it the first solve of each method compiles for 5-30 s, and the first "
+               "scoring of data for up to 45 s; a timed solve on a cold cache compiles in a child "
+               "process and, if the limit comes first, returns the best quick answer with status "
+               "time_limit (see lpbn.warmup).")
 
 
 def add_arguments(p) -> None:
     from ..warmup import METHODS
-    p.add_argument("methods", nargs="*", metavar="METHOD", help=f"methods to compile (default: all of "
-                   f"{', '.join(METHODS)})")
+    p.add_argument("methods", nargs="*", metavar="METHOD", help=f"methods to compile, 'score' for the "
+                   f"scoring of data (default: all of {', '.join(METHODS)})")
     p.add_argument("--jobs", type=int, metavar="J",
                    help="compile in J processes at once (default: every core; 1: in this process, "
                         "one method after another)")
@@ -36,7 +38,7 @@ def run(args) -> int:
             if is_warm(m):
                 print(f"{m:9s} already compiled", file=sys.stderr)
         if any(not is_warm(m) for m in methods):
-            print(f"compiling in {jobs} processes (a one-time step, about 25 s on two cores)...",
+            print(f"compiling in {jobs} processes (a one-time step, about a minute on two cores)...",
                   file=sys.stderr, flush=True)
         failed = warm_all(methods, jobs, lambda unit, state: print(f"{unit:9s} {state}", file=sys.stderr,
                                                                     flush=True))
