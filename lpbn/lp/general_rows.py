@@ -53,12 +53,8 @@ class GeneralRows:
         return (self[r] for r in range(self._len))
 
     def append(self, cols: np.ndarray, coef: np.ndarray, rhs: float) -> None:
-        """Add the row ``Σ coef · η[cols] <= rhs``."""
-        cols = np.asarray(cols, dtype=np.int64)
-        coef = np.asarray(coef, dtype=np.float64)
-        if len(cols) > 1 and not np.all(cols[1:] > cols[:-1]):   # sorted, one entry per column
-            cols, at = np.unique(cols, return_inverse=True)
-            coef = np.bincount(at.ravel(), weights=coef, minlength=len(cols))
+        """Add the row ``Σ coef · η[cols] <= rhs`` (stored as :func:`canonical_row` gives it)."""
+        cols, coef = canonical_row(cols, coef)
         r, start = self._len, int(self._ptr[self._len])
         end = start + len(cols)
         if r + 2 > len(self._ptr):
@@ -106,6 +102,16 @@ class GeneralRows:
         at = np.repeat(self._ptr[rows] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
         return np.bincount(np.repeat(np.arange(len(rows)), lens), weights=self._val[at] * eta[self._idx[at]],
                            minlength=len(rows))
+
+
+def canonical_row(cols: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(cols, coef)`` as int64 / float64 arrays with the columns sorted, one entry each."""
+    cols = np.asarray(cols, dtype=np.int64)
+    coef = np.asarray(coef, dtype=np.float64)
+    if len(cols) > 1 and not np.all(cols[1:] > cols[:-1]):
+        cols, at = np.unique(cols, return_inverse=True)
+        coef = np.bincount(at.ravel(), weights=coef, minlength=len(cols))
+    return cols, coef
 
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:

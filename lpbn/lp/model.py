@@ -36,6 +36,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from .clusters import ClusterFamily, cluster_rows_csr, cluster_rows_on, unseen_rows
+from .general_rows import GeneralRows, canonical_row
 from .highs_session import new_highs, run as run_highs
 from .numpy_kernels import use_numpy
 
@@ -151,7 +152,7 @@ class EtaLP:
         self.kclusters: set[tuple[bytes, int]] = set()
         self._kbits: list[np.ndarray] = []       # k-cluster rows in model order, with their k
         self._ks: list[np.ndarray] = []
-        self.cuts: list[tuple[np.ndarray, np.ndarray, float]] = []   # rows of add_cuts
+        self.cuts = GeneralRows()      # rows of add_cuts, (cols, coef, rhs) in one CSR
         self._cut_keys: set[tuple[bytes, bytes, float]] = set()
         self._cut_kinds: set[str] = set()                            # row kinds of add_cuts
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
@@ -298,12 +299,12 @@ class EtaLP:
         :mod:`lpbn.lp.zero_half`) not yet in the model; returns how many."""
         fresh = []
         for cols, coef, rhs in cuts:
-            key = (np.asarray(cols, dtype=np.int64).tobytes(),
-                   np.asarray(coef, dtype=np.float64).tobytes(), float(rhs))
+            cols, coef = canonical_row(cols, coef)
+            key = _cut_key(cols, coef, rhs)
             if key not in self._cut_keys:
                 self._cut_keys.add(key)
-                fresh.append((cols, coef, rhs))
-        self.cuts += fresh
+                fresh.append((cols, coef, float(rhs)))
+                self.cuts.append(cols, coef, float(rhs))
         if not fresh:
             return 0
         self._cut_kinds.add(kind)
@@ -329,7 +330,7 @@ class EtaLP:
         if not self.cuts:
             return 0
         eta = np.asarray(eta, dtype=np.float64)
-        slack = np.array([rhs - float(coef @ eta[cols]) for cols, coef, rhs in self.cuts])
+        slack = self.cuts.rhs - self.cuts.activity(eta)
         gone = np.flatnonzero(slack > tol)
         if len(gone) == 0:
             return 0
@@ -339,12 +340,10 @@ class EtaLP:
         drop = set(rows[gone].tolist())
         self.row_kind = [k for r, k in enumerate(self.row_kind) if r not in drop]
         for i in gone.tolist():
-            cols, coef, rhs = self.cuts[i]
-            self._cut_keys.discard((np.asarray(cols, dtype=np.int64).tobytes(),
-                                    np.asarray(coef, dtype=np.float64).tobytes(), float(rhs)))
+            self._cut_keys.discard(_cut_key(*self.cuts[i]))
         keep = np.ones(len(self.cuts), dtype=bool)
         keep[gone] = False
-        self.cuts = [c for c, k in zip(self.cuts, keep) if k]
+        self.cuts = GeneralRows(c for c, k in zip(self.cuts, keep) if k)
         return len(gone)
 
     def add_kclusters(self, clusters: np.ndarray, ks: np.ndarray) -> int:
@@ -588,9 +587,13 @@ class EtaLP:
         """c − aᵀy over every candidate without the cluster and k-cluster rows."""
         cache = self.cache
         red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
-        for (cols, coef, _), r in zip(self.cuts, rows["cut"].tolist()):
-            if y[r] != 0.0:
-                np.subtract.at(red, np.asarray(cols, dtype=np.int64), y[r] * np.asarray(coef, dtype=np.float64))
+        on = np.flatnonzero(y[rows["cut"]] != 0.0) if len(self.cuts) else ()
+        if len(on):       # the cuts with a dual (few of them), gathered from the CSR
+            ptr = self.cuts.ptr
+            lens = ptr[on + 1] - ptr[on]
+            at = np.repeat(ptr[on] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+            red -= np.bincount(self.cuts.idx[at], weights=self.cuts.val[at] * np.repeat(y[rows["cut"][on]], lens),
+                               minlength=self.m)
         if len(rows["cycle"]):
             from .separation import cycle_rows_csr
             ptr, idx, _ = cycle_rows_csr(cache, self.cycles)
@@ -820,6 +823,11 @@ def choice_from_eta(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
 def is_integral(eta: np.ndarray, tol: float = 1e-6) -> bool:
     eta = np.asarray(eta)
     return bool(np.all(np.minimum(np.abs(eta), np.abs(1.0 - eta)) <= tol))
+
+
+def _cut_key(cols: np.ndarray, coef: np.ndarray, rhs: float) -> tuple[bytes, bytes, float]:
+    """What tells one general row from another (its canonical columns and coefficients)."""
+    return cols.tobytes(), coef.tobytes(), float(rhs)
 
 
 def _canonical_cycle(cyc) -> tuple[int, ...]:
