@@ -498,3 +498,21 @@ def test_highs_out_of_memory_in_the_mip_is_stated(monkeypatch):
     dp = lpbn.solve(cache, method="dp")
     assert r.status == "memory_limit" and "memory" in r.message
     assert r.score <= dp.score + 1e-9 <= r.upper_bound + 2e-9 and r.dag.is_acyclic()
+
+
+def test_helper_instances_keep_a_models_thread_count():
+    """``threads=2`` crashed the ILP ("HiGHS failed to solve the model") once the exact
+    separation had made its sub-IP: a helper instance with the default one thread reset HiGHS's
+    process scheduler under the model's two-thread instance.  Helpers now take the thread count
+    of the last instance made."""
+    from lpbn.lp.highs_session import new_highs
+    cache = random_cache(14, seed=4, density=0.5)
+    model = EtaLP(cache, threads=2)
+    assert model.solve_lp().status == "optimal"
+    helper = new_highs()                    # what the sub-IP and the option probe make
+    assert helper.getOptionValue("threads")[1] == 2
+    helper.run()
+    res = cut_loop(model, mode="clusters", exact=True)
+    assert res.status == "optimal"
+    assert res.value == pytest.approx(cut_loop(EtaLP(cache), mode="clusters", exact=True).value, rel=1e-9)
+    assert new_highs().getOptionValue("threads")[1] == 1     # an explicit count still applies

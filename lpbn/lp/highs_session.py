@@ -24,10 +24,13 @@ class HighsError(RuntimeError):
     """HiGHS refused to run a model (not a solver outcome such as infeasible or time limit)."""
 
 
-def new_highs(threads: int = 1, log: bool = False) -> highspy.Highs:
-    """A fresh ``highspy.Highs`` with ``threads`` set and the process scheduler matching it."""
+def new_highs(threads: int | None = None, log: bool = False) -> highspy.Highs:
+    """A fresh ``highspy.Highs`` with ``threads`` set and the process scheduler matching it;
+    ``None``: the thread count of the last instance made (1 if none), for helper instances (the
+    exact separation's sub-IP, option probes) made while a model with ``threads > 1`` lives,
+    which a reset scheduler would break."""
     global _scheduler_threads
-    threads = max(1, int(threads))
+    threads = max(1, int(threads if threads is not None else (_scheduler_threads or 1)))
     if _scheduler_threads is not None and _scheduler_threads != threads:
         highspy.Highs.resetGlobalScheduler(True)
     _scheduler_threads = threads
