@@ -13,11 +13,11 @@ configurations.  The count buffers are reset by the second pass (only touched ce
 
 **Order-free sums.**  The entropy parts ``E(S) = sum_cfg n log n`` (and BDeu's ``F(S)``) are
 summed in fixed point, as int64 multiples of ``2^-b`` with ``b`` chosen from N so that no sum
-can overflow (``E(S) <= N log N``; each F term is at most ``log N + 746`` in magnitude), and
-turned into float64 only at the end: at N = 20,000 rows a term is rounded by at most 6e-14
-(E) or 4e-12 (F).  Integer sums do not depend on the order of the cells, so a variable set
-gets bit-identical parts whichever kernel counted it (the dense scan goes in code order, the
-sparse ones in order of first appearance) and whichever child scored it first: the
+can overflow (``E(S) <= N log N``; ``|F(S)| <= N (log N + 746)`` for any ``a_S`` a float can
+hold), and turned into float64 only at the end: at N = 20,000 rows a term is rounded by at
+most 6e-14 (E) or 4e-12 (F).  Integer sums do not depend on the order of the cells, so a
+variable set gets bit-identical parts whichever kernel counted it (the dense scan goes in code
+order, the sparse ones in order of first appearance) and whichever child scored it first: the
 joint-table memo that the children of a process share (:mod:`.explore.memo`) then cannot make
 a score depend on how the variables were dealt out to the worker processes.
 """
