@@ -121,3 +121,45 @@ def test_a_rival_projecting_past_the_time_limit_yields(instances):
     res = lpbn.solve(cache, method="race", methods=["projects-30s", "dual"], delay=0.0, time_limit=10)
     assert "rival_yielded" in res.stats["race"]
     assert res.score <= res.upper_bound
+
+
+def test_the_method_here_lends_its_core_only_to_a_closer_rival():
+    """:meth:`race._Rival.lend_core`: at the rival's request (its MIP about to start), granted
+    when the rival's gap is narrower than the gap here, declined (at once) otherwise."""
+    import multiprocessing as mp
+    import threading
+
+    class Control:
+        gap = 0.01
+
+        def elapsed(self):
+            return 1.0
+
+        def announce(self, message):
+            pass
+
+    rival = race._Rival(random_cache(5, seed=0), "highs", Control(), 0.0)
+    rival.projected = shared = mp.get_context("fork").RawArray("d", race.N_SHARED)
+    assert not rival.lend_core()                              # nothing asked
+    answer = threading.Timer(0.05, rival.lend_core)
+    answer.start()
+    t0 = time.perf_counter()
+    assert not race._ask_core(shared, 0.05, wait=5.0)        # wider than here: declined at once
+    assert time.perf_counter() - t0 < 2.0 and shared[race.REQUEST] == 0.0 and not rival.lend_core()
+    answer = threading.Timer(0.05, rival.lend_core)
+    answer.start()
+    assert race._ask_core(shared, 0.001, wait=5.0)           # narrower: granted
+    assert rival.lend_core() and rival.lent_core_at == 1.0 and shared[race.GRANTED] == 1.0
+    assert race._ask_core(mp.get_context("fork").RawArray("d", race.N_SHARED), 0.001, wait=0.05) is False
+
+
+def test_the_ilp_rival_takes_the_core_for_its_mip(instances):
+    """A method here that proves nothing (trivial bound) gives its core to the HiGHS ILP as it
+    reaches its MIP; the race waits for the ILP, whose MIP runs two workers, and is exact."""
+    from lpbn.formats import read_scores
+    cache = read_scores(instances / "anchors" / "gobnilp-bic3" / "carpo500.BIC.p3.jkl")
+    opt = lpbn.solve(cache, method="highs").score
+    res = lpbn.solve(cache, method="race", methods=["highs", "slow"], delay=0.0, time_limit=120)
+    assert res.status == "optimal" and math.isclose(res.score, opt, rel_tol=1e-9)
+    assert res.stats["race"]["winner"] == "highs" and res.stats["race"]["core_to_rival"] is not None
+    assert res.stats["mip_threads"] == 2
