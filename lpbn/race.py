@@ -23,13 +23,6 @@ the order-graph search projects minutes after a few seconds of layers and is sti
 after 60 s, while the dual's tree gains from a second worker; on soybean (n = 36) it projects
 seconds and wins the race.
 
-The other way round, when the rival is the HiGHS ILP and reaches its MIP with a narrower gap
-than the dual's, the dual yields its core (it stops with its DAG and bound kept, status
-``superseded`` inside) and the ILP's MIP runs two HiGHS workers (option ``extra_core`` of
-:func:`lpbn.highs.ilp.solve_highs`; :meth:`_Rival.lend_core`); the race then waits for the ILP.
-On hailfinder at N = 20,000 (56 variables: the dual's bound stalls at 0.16%, the ILP's root
-ends 0.02-0.04% from the optimum) the MIP takes 25 s instead of 34.
-
 Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
 terminal reaches both processes (one process group) and each returns its best so far; a
 signal to the parent alone is forwarded.
@@ -41,7 +34,6 @@ import math
 import os
 import signal
 import sys
-import time
 from typing import Any
 
 from . import signals
@@ -67,13 +59,6 @@ HANDOVER_LAYERS = 2
 YIELD_GRACE = 2.0
 #: the method here and the options that let it take the rival's core once it yields
 TAKES_CORE = {"dual": lambda rival: {"workers": 2, "spare_core": rival.spare_core}}
-#: rivals that can take the core of the method here (asked once, see _Rival.lend_core)
-ASKS_CORE = ("highs",)
-#: seconds a rival waits for the answer to its request for a second core
-ASK_WAIT = 1.0
-#: the array shared with the rival: [projections beyond reach in a row, the latest projection,
-#: its request for a core (1 asked, 0 declined, -1 withdrawn), its gap when asking, granted]
-N_SHARED, REQUEST, REQUEST_GAP, GRANTED = 5, 2, 3, 4
 
 
 def cores() -> int:
@@ -101,29 +86,15 @@ def _child(cache, method: str, time_limit: float | None, conn, projected) -> Non
             projected[1] = secs
             projected[0] = projected[0] + 1.0 if secs > min(HANDOVER_HORIZON, left) else 0.0
 
-    options = dict(ONE_CORE.get(method, {}))
-    if method in ASKS_CORE:
-        options["extra_core"] = lambda gap: _ask_core(projected, gap)
     try:
-        res = solve(cache, method=method, time_limit=time_limit, progress=False, callback=publish, **options)
+        res = solve(cache, method=method, time_limit=time_limit, progress=False, callback=publish,
+                    **ONE_CORE.get(method, {}))
         conn.send(("ok", res))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
         os._exit(0)              # a forked copy of the parent: no atexit handlers, no flushing
-
-
-def _ask_core(shared, gap: float, wait: float = ASK_WAIT) -> bool:
-    """In the rival: ask the parent for its core (see :meth:`_Rival.lend_core`); True if given."""
-    shared[REQUEST_GAP] = gap if math.isfinite(gap) else 1e300
-    shared[REQUEST] = 1.0
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline and shared[GRANTED] != 1.0 and shared[REQUEST] == 1.0:
-        time.sleep(0.005)
-    if shared[GRANTED] != 1.0 and shared[REQUEST] == 1.0:
-        shared[REQUEST] = -1.0          # no answer: withdrawn (a grant from now on goes unused)
-    return shared[GRANTED] == 1.0
 
 
 class _Rival:
@@ -138,7 +109,6 @@ class _Rival:
         self.projected = None             # shared with the rival: see _child
         self.yielded_at: float | None = None
         self.yield_projection: float | None = None
-        self.lent_core_at: float | None = None      # the method here yielded to the rival
 
     def watch(self) -> str | None:
         """:attr:`SolveControl.watch`: start the rival when due, stop it when its projection
@@ -151,26 +121,7 @@ class _Rival:
             self._receive()
         if self.yielded_at is None and self.result is None and self.error is None:
             self._judge()
-        if self.result is None and self.error is None and self.lend_core():
-            return "superseded"
         return "superseded" if self.result is not None and self.result.status == OPTIMAL else None
-
-    def lend_core(self) -> bool:
-        """True once the method here has given its core to the rival: at the rival's request
-        (:func:`_ask_core`, its MIP about to start) when the rival's gap is narrower than the
-        gap here; the method here then stops and the race waits for the rival."""
-        if self.lent_core_at is not None:
-            return True
-        if self.projected is None or self.projected[REQUEST] != 1.0:
-            return False
-        if not self.control.gap > self.projected[REQUEST_GAP]:
-            self.projected[REQUEST] = 0.0                  # declined
-            return False
-        self.projected[GRANTED] = 1.0
-        self.lent_core_at = self.control.elapsed()
-        self.control.announce(f"{self.method} is closer (gap {self.projected[REQUEST_GAP]:.4%} against "
-                              f"{self.control.gap:.4%}): the core here goes to it")
-        return True
 
     def _judge(self) -> None:
         """Stop the rival once HANDOVER_LAYERS of its projections in a row were beyond what it
@@ -199,7 +150,7 @@ class _Rival:
         import multiprocessing as mp
         ctx = mp.get_context("fork")
         recv, send = ctx.Pipe(duplex=False)
-        self.projected = ctx.RawArray("d", N_SHARED)
+        self.projected = ctx.RawArray("d", 2)
         limit = self.control.remaining() if self.control.time_limit is not None else None
         self.proc = ctx.Process(target=_child, args=(self.cache, self.method, limit, send, self.projected),
                                 daemon=True)
@@ -218,24 +169,15 @@ class _Rival:
         else:
             self.error = payload
 
-    def finish(self, wait: float | None) -> None:
-        """Collect the rival's answer (waiting up to ``wait`` seconds, None: until it comes),
-        then stop it."""
+    def finish(self, wait: float) -> None:
+        """Collect the rival's answer (waiting up to ``wait`` seconds), then stop it."""
         if self.proc is None:
             return
         if self.result is None and self.error is None:
-            deadline = math.inf if wait is None else time.monotonic() + max(0.0, wait)
-            told = False
-            while True:
-                if not told and signals.pending() is not None and self.proc.is_alive():
-                    os.kill(self.proc.pid, signal.SIGTERM)      # a stop for us is a stop for it
-                    told = True
-                    deadline = min(deadline, time.monotonic() + RIVAL_GRACE)
-                if self.conn.poll(max(0.0, min(0.2, deadline - time.monotonic()))):
-                    self._receive()
-                    break
-                if time.monotonic() >= deadline:
-                    break
+            if signals.pending() is not None and self.proc.is_alive():
+                os.kill(self.proc.pid, signal.SIGTERM)      # a stop for us is a stop for it
+            if self.conn.poll(max(0.0, wait)):
+                self._receive()
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(timeout=5)
@@ -261,12 +203,8 @@ def solve_race(cache, control, *, methods: tuple[str, ...] | list[str] = RACE_ME
     finally:
         control.watch = None
         # a time limit or a signal stops the rival too, which then sends its best: a moment to
-        # collect it; any other end (optimal, gap or node limit) does not wait for the rival,
-        # unless the method here gave it its core: then the rival is the race
-        if rival.lent_core_at is not None:
-            rival.finish(None if control.time_limit is None else control.remaining() + RIVAL_GRACE)
-        else:
-            rival.finish(RIVAL_GRACE if own.status in ("time_limit", "interrupted") else 0.0)
+        # collect it; any other end (optimal, gap or node limit) does not wait for the rival
+        rival.finish(RIVAL_GRACE if own.status in ("time_limit", "interrupted") else 0.0)
     return _combine(own, rival)
 
 
@@ -277,8 +215,6 @@ def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
     if rival.yielded_at is not None:
         race["rival_yielded"] = {"seconds": round(rival.yielded_at, 3),
                                  "projected_seconds": round(rival.yield_projection, 1)}
-    if rival.lent_core_at is not None:
-        race["core_to_rival"] = round(rival.lent_core_at, 3)
     res = own
     other = rival.result
     if other is not None and other.status == OPTIMAL and own.status != OPTIMAL:
@@ -288,8 +224,6 @@ def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
         if other.score > own.score:
             res = other
         res.upper_bound = max(min(own.upper_bound, other.upper_bound), res.score)
-        if res.status == "superseded":  # the method here yielded its core: the rival's end counts
-            res.status = other.status
         race["winner"] = None
     else:
         race["winner"] = own.method if own.status == OPTIMAL else None

@@ -26,7 +26,6 @@ keeps a feasible answer available at every moment, so a time limit returns best 
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import highspy
 import numpy as np
@@ -205,8 +204,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 zero_half: bool | str | None = None, column_generation: bool | None = None,
-                fix_columns: bool = True, extra_core: Callable[[float], bool] | None = None,
-                **unknown) -> SolveResult:
+                fix_columns: bool = True, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -282,11 +280,6 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Before the MIP, fix to 0 every candidate whose Lagrangian bound at the root LP's duals
         is below the incumbent's score (:func:`_fix_by_reduced_cost`; default True): it is in
         no better DAG, so the MIP and its generation rows go without it.
-    extra_core : callable, optional
-        Asked once, as the MIP is about to start, with the current relative gap: True when a
-        second core is free for it (:mod:`lpbn.race`: the dual beside this ILP yields its core
-        when its own gap is wider); the MIP then runs two HiGHS workers (``threads=2``,
-        ``parallel="on"``; hailfinder at N = 20,000: the MIP 33.8 -> 25.2 s).
     column_generation : bool, optional
         The root's cut loop over a restricted LP: each variable's EtaLP.START_COLUMNS best
         candidates and its empty set, the others priced in at every optimum by their reduced
@@ -383,11 +376,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         keep = None
         if root_cuts and fix_columns:
             keep, floor = _fix_by_reduced_cost(root, control, incumbent.score, stats)
-        two = threads == 1 and extra_core is not None and bool(extra_core(control.gap))
-        model = root.full_model(threads=2 if two else None)
-        if two:
-            model.mip_options.update(parallel="on")
-            stats["mip_threads"] = 2
+        model = root.full_model()
         if keep is not None:
             model.restrict(keep)
         if acyclicity == "generation":

@@ -662,16 +662,13 @@ class EtaLP:
         self.add_columns(cands, cptr, row[order], val[order])
         self.priced += len(cands)
 
-    def full_model(self, threads: int | None = None) -> "EtaLP":
+    def full_model(self) -> "EtaLP":
         """A model with every column and the same rows (clusters, k-clusters, cuts, cycles):
-        what the ILP needs after a restricted LP's cut loop; with ``threads``, a new model with
-        that many HiGHS threads (this one must not be solved again: HiGHS's process scheduler
-        follows the newest instance, :mod:`lpbn.lp.highs_session`)."""
-        args = dict(self._args) if threads is None else {**self._args, "threads": int(threads)}
-        if self.pos is None and args == self._args:
+        what the ILP needs after a restricted LP's cut loop."""
+        if self.pos is None:
             return self
         rows = self._row_families()
-        full = EtaLP(self.cache, self.clusters, **args)
+        full = EtaLP(self.cache, self.clusters, **self._args)
         if self._kbits:
             full.add_kclusters(np.concatenate(self._kbits), np.concatenate(self._ks))
         kinds = [self.row_kind[r] for r in rows["cut"].tolist()]
