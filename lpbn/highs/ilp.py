@@ -249,7 +249,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         the search: 0.19% gap at 300 s where it was proved in 274-282 s).
     threads : int
         HiGHS threads.  With ``threads=2`` and ``highs_options={"parallel": "on"}`` HiGHS's MIP
-        runs two workers (hailfinder at N = 20,000, the MIP phase 33.8 -> 25.2 s).
+        runs two workers: faster on some caches, slower on others (hailfinder at N = 20,000:
+        its MIP 33.8 -> 25.2 s on one draw of the scores' last bits, no faster over eight;
+        results/bnlearn20000/README.md).
     lazy : bool
         Interrupt a MIP solve as soon as HiGHS finds a cyclic improving solution, add the
         clusters it violates and re-solve (lazy constraints by restart; default True).
