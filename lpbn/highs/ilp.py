@@ -250,8 +250,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     threads : int
         HiGHS threads.  With ``threads=2`` and ``highs_options={"parallel": "on"}`` HiGHS's MIP
         runs two workers: faster on some caches, slower on others (hailfinder at N = 20,000:
-        its MIP 33.8 -> 25.2 s on one draw of the scores' last bits, no faster over eight;
-        results/bnlearn20000/README.md).
+        its MIP 33.8 -> 25.2 s on one draw of the scores' last bits; over eight draws, a race
+        that gave the MIP the dual's core was slower in median; results/bnlearn20000/README.md).
     lazy : bool
         Interrupt a MIP solve as soon as HiGHS finds a cyclic improving solution, add the
         clusters it violates and re-solve (lazy constraints by restart; default True).
