@@ -98,10 +98,15 @@ class GeneralRows:
         if numba_loaded():
             from .kernels import rows_activity
             return rows_activity(self._ptr, self._idx, self._val, eta, np.flatnonzero(eta), rows)
+        idx, val, lens = self.gather(rows)
+        return np.bincount(np.repeat(np.arange(len(rows)), lens), weights=val * eta[idx], minlength=len(rows))
+
+    def gather(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of ``rows``, row after row: (columns, coefficients, row lengths)."""
+        rows = np.asarray(rows, dtype=np.int64)
         lens = self._ptr[rows + 1] - self._ptr[rows]
         at = np.repeat(self._ptr[rows] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-        return np.bincount(np.repeat(np.arange(len(rows)), lens), weights=self._val[at] * eta[self._idx[at]],
-                           minlength=len(rows))
+        return self._idx[at], self._val[at], lens
 
 
 def canonical_row(cols: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

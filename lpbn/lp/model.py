@@ -589,11 +589,8 @@ class EtaLP:
         red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
         on = np.flatnonzero(y[rows["cut"]] != 0.0) if len(self.cuts) else ()
         if len(on):       # the cuts with a dual (few of them), gathered from the CSR
-            ptr = self.cuts.ptr
-            lens = ptr[on + 1] - ptr[on]
-            at = np.repeat(ptr[on] - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
-            red -= np.bincount(self.cuts.idx[at], weights=self.cuts.val[at] * np.repeat(y[rows["cut"][on]], lens),
-                               minlength=self.m)
+            idx, val, lens = self.cuts.gather(on)
+            red -= np.bincount(idx, weights=val * np.repeat(y[rows["cut"][on]], lens), minlength=self.m)
         if len(rows["cycle"]):
             from .separation import cycle_rows_csr
             ptr, idx, _ = cycle_rows_csr(cache, self.cycles)
