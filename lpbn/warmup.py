@@ -47,7 +47,7 @@ ORDERING = "ordering-kernels"
 #: that no kernel compiles twice at once
 AFTER = {"highs": ("dual",), "obs": ("dual", ORDERING), "asobs": ("dual", ORDERING)}
 #: the order in which a free core takes the next unit that is ready (the longest first: the
-#: scoring kernels ~20 s, dual 17 s, the ordering kernels ~10 s, bfbnb 3 s, dp 2 s; the others
+#: scoring kernels ~44 s, dual 17-23 s, the ordering kernels ~10 s, bfbnb 3 s, dp 2 s; the others
 #: load the shared kernels)
 SCHEDULE = (SCORING, "dual", ORDERING, "bfbnb", "dp", "pulp-cbc", "highs", "obs", "asobs")
 
@@ -173,35 +173,40 @@ def compile_method(method: str) -> None:
     """Solve small random caches with ``method`` (fills numba's cache), then mark it warm."""
     global _compiling
     import numba  # noqa: F401  (loaded: small caches take the kernels, not the numba-free paths)
-    from .solve import solve
-    from .testing import random_cache
     _compiling = True
     try:
         if method == SCORING:
             compile_scoring()
-            return
-        caches = _small_caches()
-        limits = [60, 60, 5]
-        if method == "dp":       # numpy runs the dp up to NUMPY_COLD_MAX_N variables
-            from .dp import NUMPY_COLD_MAX_N
-            caches[2], limits[2] = random_cache(NUMPY_COLD_MAX_N + 1, seed=3, density=0.05), 60
-        for cache, limit in zip(caches, limits):
-            cache.prune_dominated()
-            solve(cache, method, time_limit=limit)
-        if method == "dual":     # large caches' polish: a restricted model (column generation)
-            from .dual.polish import compile_kernels
-            from .dual.relax import Incumbent, relax
-            from .dual.state import DualState
-            state = DualState(caches[2])
-            relax(state, Incumbent(), separate=True, max_rounds=2, lp_polish=False)
-            compile_kernels(state)
-            from .lp.general_rows import GeneralRows      # the {0, 1/2}-cuts' pool test
-            GeneralRows([(np.array([0]), np.array([1.0]), 1.0)]).activity(np.zeros(caches[2].m))
-        if method == "highs":    # large caches' root LP: a restricted model (column generation)
-            solve(caches[2], method, time_limit=limits[2], column_generation=True)
+        else:
+            _solve_small_caches(method)
     finally:
         _compiling = False
     _mark_warm(method)
+
+
+def _solve_small_caches(method: str) -> None:
+    """The solves of :func:`compile_method` for a solver method."""
+    from .solve import solve
+    from .testing import random_cache
+    caches = _small_caches()
+    limits = [60, 60, 5]
+    if method == "dp":       # numpy runs the dp up to NUMPY_COLD_MAX_N variables
+        from .dp import NUMPY_COLD_MAX_N
+        caches[2], limits[2] = random_cache(NUMPY_COLD_MAX_N + 1, seed=3, density=0.05), 60
+    for cache, limit in zip(caches, limits):
+        cache.prune_dominated()
+        solve(cache, method, time_limit=limit)
+    if method == "dual":     # large caches' polish: a restricted model (column generation)
+        from .dual.polish import compile_kernels
+        from .dual.relax import Incumbent, relax
+        from .dual.state import DualState
+        state = DualState(caches[2])
+        relax(state, Incumbent(), separate=True, max_rounds=2, lp_polish=False)
+        compile_kernels(state)
+        from .lp.general_rows import GeneralRows      # the {0, 1/2}-cuts' pool test
+        GeneralRows([(np.array([0]), np.array([1.0]), 1.0)]).activity(np.zeros(caches[2].m))
+    if method == "highs":    # large caches' root LP: a restricted model (column generation)
+        solve(caches[2], method, time_limit=limits[2], column_generation=True)
 
 
 def _mark_warm(method: str) -> None:

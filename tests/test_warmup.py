@@ -29,7 +29,7 @@ def test_quick_dag_is_a_valid_dag_of_the_cache(instances):
 
 
 def test_methods_are_warm_after_session_start():
-    assert all(is_warm(m) for m in ("dp", "dual", "highs", "bfbnb", "asobs"))
+    assert all(is_warm(m) for m in ("dp", "dual", "highs", "bfbnb", "asobs", "score"))
 
 
 def test_cold_timed_solve_returns_at_the_limit(instances, tmp_path):
