@@ -18,7 +18,7 @@ import time
 import warnings
 
 from .errors import InputError, LpbnError
-from .startup import skip_numba_blas_probe
+from .startup import light_numba_cache_loads, skip_numba_blas_probe
 
 #: when the command started (lpbn.cli is imported first): a --time-limit counts from here, so
 #: reading, pruning and compiling are inside it, as a user timing the command sees it
@@ -91,6 +91,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = _show_warning
     skip_numba_blas_probe()
+    light_numba_cache_loads()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -121,17 +121,50 @@ def test_lpbn_warmup_jobs_compiles_in_children(tmp_path, monkeypatch):
 
 
 def test_cli_processes_skip_numbas_blas_probe(instances):
-    """lpbn.startup: a process that runs the CLI loads numba kernels without numba importing
-    scipy.linalg (its BLAS probe), and scipy.linalg still imports afterwards."""
+    """lpbn.startup: a process that runs the CLI loads numba kernels from the cache without
+    numba's full context refresh (no linalg lowering imported) and without its BLAS probe
+    (no scipy.linalg); arraymath, when a kernel or the user imports it, skips the probe, and
+    scipy.linalg still imports afterwards."""
     code = ("import sys\n"
             "from lpbn.cli import main\n"
             f"rc = main(['solve', {str(instances / WINE)!r}, '--method', 'bfbnb'])\n"
             "assert rc == 0, rc\n"
-            "assert 'numba.np.arraymath' in sys.modules, 'no numba kernel ran'\n"
+            "import numba.core.caching as caching\n"
+            "assert caching.Cache.load_overload.lpbn_light\n"
+            "from lpbn.bfbnb import kernels\n"
+            "assert any(f.stats.cache_hits for f in vars(kernels).values() if hasattr(f, 'stats')), 'no kernel loaded'\n"
+            "assert 'numba.np.linalg' not in sys.modules, 'a cache load refreshed the context'\n"
             "assert 'scipy.linalg' not in sys.modules, 'numba probed scipy.linalg'\n"
-            "import scipy.linalg, numba.np.arraymath as am\n"
+            "import numba.np.arraymath as am\n"
             "assert am._HAVE_BLAS is False\n"
+            "import scipy.linalg\n"
             "assert not any(type(f).__name__ == '_SkipBlasProbe' for f in sys.meta_path)\n")
+    first = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(instances / WINE), "--method", "bfbnb"],
+                           capture_output=True, text=True, timeout=600)   # the kernels in the cache
+    assert first.returncode == 0, first.stderr
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
+
+
+def test_light_cache_loads_leave_compiling_intact(instances):
+    """After a light cache load (lpbn.startup.light_numba_cache_loads), a function numba has
+    not cached compiles with the full context, and cached and fresh kernels give the same
+    answers as a process without the hook."""
+    code = ("import sys, numpy as np\n"
+            "from lpbn.startup import light_numba_cache_loads\n"
+            "if sys.argv[1] == 'light':\n"
+            "    light_numba_cache_loads()\n"
+            "import numba, lpbn\n"
+            f"cache = lpbn.read_scores({str(instances / WINE)!r})\n"
+            "scores = [lpbn.solve(cache, m).score for m in ('bfbnb', 'dp', 'dual', 'highs', 'asobs')]\n"
+            "@numba.njit\n"
+            "def fresh(a):\n"
+            "    return np.linalg.norm(a) + np.sort(a)[0]\n"
+            "print(repr(scores), fresh(np.arange(3.0)), 'numba.np.linalg' in sys.modules)\n")
+    runs = [subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True, timeout=600)
+            for mode in ("light", "full")]
+    for out in runs:
+        assert out.returncode == 0, out.stderr
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.split()[-1] == "True"

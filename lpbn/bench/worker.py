@@ -449,8 +449,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot run {cmd[0]!r}: {exc.strerror}", file=sys.stderr)
             return 127
     job.setdefault("out", argv[1])
-    from lpbn.startup import skip_numba_blas_probe
+    from lpbn.startup import light_numba_cache_loads, skip_numba_blas_probe
     skip_numba_blas_probe()  # as the lpbn command does: process_seconds is what users feel
+    light_numba_cache_loads()
     write_json(argv[1], run_job(job))
     return 0
 
