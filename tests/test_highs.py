@@ -516,3 +516,40 @@ def test_helper_instances_keep_a_models_thread_count():
     assert res.status == "optimal"
     assert res.value == pytest.approx(cut_loop(EtaLP(cache), mode="clusters", exact=True).value, rel=1e-9)
     assert new_highs().getOptionValue("threads")[1] == 1     # an explicit count still applies
+
+
+@pytest.mark.parametrize("acyclicity", ["generation", "lazy"])
+def test_a_mip_answer_highs_contradicts_is_solved_again_without_presolve(acyclicity):
+    """EtaLP.solve_mip: when HiGHS reports an optimal MIP whose objective is not that of its
+    own point (HiGHS 1.16's presolve with a start solution did so on hailfinder at N = 20,000),
+    the MIP is solved again without presolve; the answer is the optimum all the same."""
+    cache = random_cache(8, seed=11, density=0.8)
+    dp = lpbn.solve(cache, method="dp")
+    real_check, real_run = EtaLP._mip_objective_consistent, EtaLP._run_mip
+    seen, checks = [], []
+
+    def run(self, *args):
+        seen.append(self.h.getOptionValue("presolve")[1])
+        return real_run(self, *args)
+
+    def first_one_wrong(self, rtol=1e-7):
+        checks.append(1)
+        return real_check(self, rtol) and len(checks) > 1
+
+    with mock.patch.object(EtaLP, "_mip_objective_consistent", first_one_wrong), \
+            mock.patch.object(EtaLP, "_run_mip", run):
+        r = lpbn.solve(cache, method="highs", acyclicity=acyclicity, root_cuts=False)
+    assert seen[:2] == ["choose", "off"]
+    assert r.status == "optimal" and close(r.score, dp.score)
+    assert r.stats["mip_presolve_retries"] >= 1
+
+
+def test_an_answer_highs_contradicts_twice_is_not_called_optimal():
+    """Without presolve too: the ILP stops with the best DAG and bound so far, never 'optimal'
+    on HiGHS's word alone."""
+    cache = random_cache(8, seed=11, density=0.8)
+    dp = lpbn.solve(cache, method="dp")
+    with mock.patch.object(EtaLP, "_mip_objective_consistent", lambda self, rtol=1e-7: False):
+        r = lpbn.solve(cache, method="highs", root_cuts=False)
+    assert r.status == "interrupted" and "objective" in r.message
+    assert r.upper_bound >= dp.score - REL * abs(dp.score) and r.score <= dp.score + REL * abs(dp.score)

@@ -414,6 +414,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                               check=check if lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes
+        if model.mip_retries:
+            stats["mip_presolve_retries"] = model.mip_retries
+        if sol.status == "inconsistent":
+            return finish("interrupted", "HiGHS reported an optimal MIP whose objective its own solution "
+                          "does not have, with presolve and without; the best DAG and bound so far")
         if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
             control.improved(bound=max(sol.bound, floor))
         cyclic = list(sol.rejected or [])
@@ -422,7 +427,10 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 offer(sol.choice)
                 if sol.status == "optimal":
                     control.improved(bound=max(sol.bound, sol.value, floor))
-                    return finish(OPTIMAL)
+                    if control.closed():
+                        return finish(OPTIMAL)
+                    return finish("interrupted", "HiGHS's optimal MIP does not meet its bound; "
+                                  "the best DAG and bound so far")
             else:
                 cyclic.append(sol.choice)
         if not cyclic:

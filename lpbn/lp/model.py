@@ -156,6 +156,7 @@ class EtaLP:
         self._cut_keys: set[tuple[bytes, bytes, float]] = set()
         self._cut_kinds: set[str] = set()                            # row kinds of add_cuts
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
+        self.mip_retries = 0          # MIPs solved again without presolve (see solve_mip)
         h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
         if not presolve:
@@ -756,9 +757,47 @@ class EtaLP:
                 val = np.concatenate([val, self.generation_values(start)])
             h.setSolution(len(idx), idx, val)
         rejected: list[np.ndarray] = []
-        subs = []
         deadline = (time.perf_counter() + time_limit) if time_limit is not None and \
             math.isfinite(time_limit) else math.inf
+        self._run_mip(deadline, rejected, check)
+        status = _status_name(h)
+        if status == "optimal" and not self._mip_objective_consistent():
+            # HiGHS 1.16's MIP presolve, given a start solution, has "reduced to empty" a
+            # model whose optimum it then reported as kOptimal with an objective its own
+            # returned point does not have (hailfinder at N = 20,000 with lazy acyclicity:
+            # -958,938.7 reported, -990,162.8 the point, -990,081.1 the true optimum); the
+            # same model without presolve is solved right, so solve it again that way
+            self.mip_retries += 1
+            h.setOptionValue("presolve", "off")
+            try:
+                self._run_mip(deadline, rejected, check)
+            finally:
+                h.setOptionValue("presolve", "choose" if self._args["presolve"] else "off")
+            status = _status_name(h)
+            if status == "optimal" and not self._mip_objective_consistent():
+                status = "inconsistent"   # no claim from an answer HiGHS contradicts
+        info = h.getInfo()
+        bound = float(info.mip_dual_bound)
+        if not math.isfinite(bound) and status == "optimal":
+            bound = float(info.objective_function_value)
+        if status == "inconsistent":
+            bound = math.inf
+        choice = None
+        value = -math.inf
+        if int(info.primal_solution_status) == 2:  # feasible point available
+            x = np.asarray(h.getSolution().col_value, dtype=np.float64)[:self.m]
+            choice = choice_from_eta(self.cache, x)
+            value = float(np.sum(self.cache.scores[choice]))
+        if bound < -1e300:
+            bound = math.inf
+        return MIPSolution(status, bound if math.isfinite(bound) else math.inf, value, choice,
+                           int(info.mip_node_count), rejected)
+
+    def _run_mip(self, deadline: float, rejected: list, check) -> None:
+        """One HiGHS run of the MIP with the interrupt (our clock, rejected solutions) and the
+        improving-solution callback of :meth:`solve_mip`."""
+        h = self.h
+        subs = []
 
         def on_interrupt(e):
             # also clears a flag left by an earlier solve; enforces our own clock, since
@@ -784,21 +823,19 @@ class EtaLP:
         finally:
             for event, fn in subs:
                 event.unsubscribe(fn)
-        status = _status_name(h)
+
+    def _mip_objective_consistent(self, rtol: float = 1e-7) -> bool:
+        """Whether HiGHS's reported MIP objective is that of the point it returns (cᵀx over
+        every column, generation columns included)."""
+        h = self.h
         info = h.getInfo()
-        bound = float(info.mip_dual_bound)
-        if not math.isfinite(bound) and status == "optimal":
-            bound = float(info.objective_function_value)
-        choice = None
-        value = -math.inf
-        if int(info.primal_solution_status) == 2:  # feasible point available
-            x = np.asarray(h.getSolution().col_value, dtype=np.float64)[:self.m]
-            choice = choice_from_eta(self.cache, x)
-            value = float(np.sum(self.cache.scores[choice]))
-        if bound < -1e300:
-            bound = math.inf
-        return MIPSolution(status, bound if math.isfinite(bound) else math.inf, value, choice,
-                           int(info.mip_node_count), rejected)
+        if int(info.primal_solution_status) != 2:
+            return True
+        lp = h.getLp()
+        x = np.asarray(h.getSolution().col_value, dtype=np.float64)
+        own = math.fsum((np.asarray(lp.col_cost_, dtype=np.float64) * x).tolist()) + float(lp.offset_)
+        reported = float(info.objective_function_value)
+        return abs(own - reported) <= rtol * max(1.0, abs(own))
 
 
 def choice_from_eta(cache: ScoreCache, eta: np.ndarray) -> np.ndarray:
