@@ -553,3 +553,16 @@ def test_an_answer_highs_contradicts_twice_is_not_called_optimal():
         r = lpbn.solve(cache, method="highs", root_cuts=False)
     assert r.status == "interrupted" and "objective" in r.message
     assert r.upper_bound >= dp.score - REL * abs(dp.score) and r.score <= dp.score + REL * abs(dp.score)
+
+
+def test_a_mip_stopped_within_a_users_gap_is_not_called_optimal():
+    """highs_options={"mip_rel_gap": ...}: HiGHS calls its MIP optimal within that gap; lpbn
+    reports gap_limit unless the bound meets the DAG within its own tolerance."""
+    cache = random_cache(10, seed=5, density=0.8)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", root_cuts=False, highs_options={"mip_rel_gap": 0.5})
+    assert r.status in ("optimal", "gap_limit")
+    if r.status == "optimal":
+        assert close(r.score, dp.score) and close(r.upper_bound, r.score)
+    else:
+        assert r.upper_bound > r.score and r.upper_bound >= dp.score - REL * abs(dp.score)

@@ -429,8 +429,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                     control.improved(bound=max(sol.bound, sol.value, floor))
                     if control.closed():
                         return finish(OPTIMAL)
-                    return finish("interrupted", "HiGHS's optimal MIP does not meet its bound; "
-                                  "the best DAG and bound so far")
+                    # HiGHS stopped within a gap of its own (a user's mip_rel_gap, say)
+                    return finish("gap_limit", "HiGHS's MIP stopped with a gap above lpbn's "
+                                  "optimality tolerance; the best DAG and bound so far")
             else:
                 cyclic.append(sol.choice)
         if not cyclic:
