@@ -200,10 +200,19 @@ def _numbers(tokens: list[str], kind: type) -> np.ndarray | None:
         return None
 
 
+def _zobrist_keys(count: int) -> np.ndarray:
+    """``count`` odd pseudo-random uint64 keys, the same in every run (splitmix64 of 1..count;
+    numpy's generators would import numpy.random, 6 ms of every read)."""
+    x = np.arange(1, count + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return (x ^ (x >> np.uint64(31))) | np.uint64(1)
+
+
 def _has_duplicate_sets(items: np.ndarray, ptr: np.ndarray, child: np.ndarray, n: int) -> bool:
     """Whether two parent sets of one variable may be equal (Zobrist hashes of the sets, mixed
     with the child's: equal sets always collide, distinct ones almost never)."""
-    keys = np.random.default_rng(20101).integers(0, 2 ** 63, size=n + 1, dtype=np.uint64) * 2 + 1
+    keys = _zobrist_keys(n + 1)
     cum = np.zeros(len(items) + 1, dtype=np.uint64)
     np.cumsum(keys[items], dtype=np.uint64, out=cum[1:])
     h = np.sort(cum[ptr[1:]] - cum[ptr[:-1]] + child.astype(np.uint64) * keys[n])
