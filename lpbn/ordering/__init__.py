@@ -16,7 +16,7 @@ import importlib
 
 #: the package's names, imported on first use: the exact methods import only
 #: :mod:`lpbn.ordering.quick`, and the package's other modules (their kernels' dispatchers,
-#: ~25 ms of every ``lpbn solve`` that runs ``bfbnb``) are not theirs to pay for
+#: ~20 ms of every ``lpbn solve`` that runs ``bfbnb``) are not theirs to pay for
 _LAZY = {"asobs_dag": "asobs", "obs_dag": "obs", "OrderingResult": "search", "ordering_search": "search",
          "solve_asobs": "method", "solve_obs": "method", "trivial_bound": "method", "upper_bound": "method"}
 
