@@ -566,3 +566,67 @@ def test_a_mip_stopped_within_a_users_gap_is_not_called_optimal():
         assert close(r.score, dp.score) and close(r.upper_bound, r.score)
     else:
         assert r.upper_bound > r.score and r.upper_bound >= dp.score - REL * abs(dp.score)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 8), seed=st.integers(0, 100_000), density=st.sampled_from([0.5, 0.9]),
+       rounds=st.integers(1, 4))
+def test_support_mip_offers_the_best_dag_over_the_lp_support(n, seed, density, rounds):
+    """_support_mip: the incumbent becomes the optimum over the candidates in the LP point's
+    support and the incumbent's own (the DP over that sub-cache), never worse than before."""
+    from lpbn.control import SolveControl
+    from lpbn.highs.ilp import _support_mip
+    from lpbn.incumbent import Incumbent
+    cache = random_cache(n, seed=seed, density=density).prune_dominated()
+    model = EtaLP(cache)
+    cut_loop(model, mode="clusters", max_rounds=rounds)
+    lp = model.solve_lp()
+    incumbent = Incumbent(cache, check_acyclic=True)
+    incumbent.offer(cache.best_for_order(np.arange(n))[0])
+    before, stats = incumbent.score, {}
+    _support_mip(cache, SolveControl(time_limit=60), lp.eta, incumbent, stats)
+    keep = lp.eta > 1e-9
+    keep[cache.best_for_order(np.arange(n))[0]] = True
+    sub_best = lpbn.solve(cache.select(keep), method="dp").score
+    assert stats["support_mip_status"] == "optimal" and stats["support_mip_columns"] == keep.sum()
+    assert incumbent.score >= before and close(incumbent.score, max(before, sub_best))
+    assert keep[incumbent.choice].all()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 9), seed=st.integers(0, 100_000), density=st.sampled_from([0.5, 0.9]))
+def test_highs_with_slack_cuts_equals_dp(n, seed, density):
+    """zero_half="slack" (the default beyond 40 variables: cuts purged as the root goes, the
+    sub-ILP over the root's support, the root-order climb) proves the DP's optimum."""
+    cache = random_cache(n, seed=seed, density=density)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", zero_half="slack")
+    assert r.status == "optimal" and close(r.score, dp.score), (r.score, dp.score)
+    assert r.dag.is_acyclic() and close(cache.dag_score(r.dag.parents), r.score)
+
+
+def test_support_mip_runs_with_slack_cuts_and_keeps_the_optimum(instances, known_optima):
+    """With zero_half="slack" (the default beyond 40 variables) the sub-ILP runs before the
+    MIP; with or without it the ILP proves the known optimum."""
+    path = "anchors/gobnilp-bic3/alarm1000.BIC.p3.jkl"
+    cache = lpbn.read_scores(instances / path)
+    on = lpbn.solve(cache, method="highs", zero_half="slack")
+    off = lpbn.solve(cache, method="highs", zero_half="slack", support_mip=False)
+    assert on.status == off.status == "optimal" and close(on.score, off.score, 1e-9)
+    assert close(on.score, known_optima["gobnilp_bic3"][path]["optimum"])
+    assert on.stats["support_mip_columns"] > 0 and "support_mip_columns" not in off.stats
+
+
+def test_start_dag_is_the_first_incumbent():
+    """``start``: a DAG (or parents per variable) whose parent sets are candidates is the
+    first incumbent (a MIP with no time left returns it); one that is not is ignored."""
+    cache = random_cache(7, seed=5, density=0.9)
+    dp = lpbn.solve(cache, method="dp")
+    r = lpbn.solve(cache, method="highs", start=dp.dag, root_cuts=False, max_mip_rounds=0)
+    assert r.status == "node_limit" and close(r.score, dp.score)
+    r = lpbn.solve(cache, method="highs", start=list(dp.dag.parents), root_cuts=False, max_mip_rounds=0)
+    assert close(r.score, dp.score)
+    bad = [tuple(range(7)) for _ in range(7)]          # not candidates: ignored
+    r = lpbn.solve(cache, method="highs", start=bad, root_cuts=False, max_mip_rounds=0)
+    assert r.score <= dp.score and r.dag.is_acyclic()
+    assert lpbn.solve(cache, method="highs", start=bad[:3]).status == "optimal"   # wrong length: ignored

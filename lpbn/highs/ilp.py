@@ -26,6 +26,7 @@ keeps a feasible answer available at every moment, so a time limit returns best 
 from __future__ import annotations
 
 import math
+import time
 
 import highspy
 import numpy as np
@@ -48,6 +49,11 @@ ZERO_HALF_SLACK_MIN_N = 40
 #: ``column_generation`` by default above this many candidates per variable (as the dual's
 #: polish LP, :attr:`lpbn.dual.polish.PolishLP.RESTRICT_ABOVE`)
 COLUMN_GENERATION_ABOVE = 64
+#: the sub-ILP over the root LP's support (:func:`_support_mip`) runs for at most this many
+#: seconds and this share of the time left; a column is in the support above SUPPORT_TOL
+SUPPORT_MIP_SECONDS = 10.0
+SUPPORT_MIP_SHARE = 0.1
+SUPPORT_TOL = 1e-9
 #: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
 #: more than this (relative): room for the rounding in the duals' sums, in the safe direction
 FIX_RTOL = 1e-7
@@ -92,11 +98,14 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
     return added
 
 
-def _after_root(model: EtaLP, control, stats: dict, offer, search: bool) -> None:
+def _after_root(model: EtaLP, control, stats: dict, incumbent: Incumbent, search: bool,
+                support_mip: bool = False) -> None:
     """Between the root cut loop and the MIP: drop the {0, 1/2}-cuts slack at the root's last
     LP point (they cost in every node's LP), and, with ``search``, climb from the order of that
     point by ordering search (the root LP knows more than the greedy start: hailfinder at
-    N = 20,000, whose MIP otherwise spends a minute on an incumbent 0.018% from the optimum)."""
+    N = 20,000, whose MIP otherwise spends a minute on an incumbent 0.018% from the optimum),
+    and with ``support_mip`` solve the ILP over that point's support (:func:`_support_mip`)."""
+    offer = incumbent.offer
     if control.should_stop():
         return
     lp = model.solve_lp(control.remaining())
@@ -111,6 +120,51 @@ def _after_root(model: EtaLP, control, stats: dict, offer, search: bool) -> None
         order, _ = quick_ordering_search(cache, start=start, time_limit=min(2.0, 0.05 * control.remaining()),
                                          max_restarts=100)
         offer(cache.best_for_order(order)[0])
+    if support_mip:
+        _support_mip(model.cache, control, lp.eta, incumbent, stats)
+
+
+def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbent, stats: dict) -> None:
+    """A primal heuristic before the MIP: the ILP over the candidates in the support of the
+    root's last LP point ``eta`` and the incumbent's (the restricted master heuristic of column
+    generation: the integer program over the columns the LP chose), solved by this method
+    itself within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of the time left);
+    its DAG is offered to ``incumbent``.  The root LP is close to the optimum where the MIP is
+    what is left to do, and its support is small (hailfinder at N = 20,000: 230 of 6,179
+    candidates): there the sub-ILP proves its own optimum in about 2 s and that DAG was the
+    cache's optimum, where the ordering climb left the MIP an incumbent 0.025% below it, on
+    which HiGHS's MIP spent 84 nodes and 45 s (with the optimum as start: one node, more
+    candidates fixed by their reduced costs; results/bnlearn20000/README.md).  Its bound is
+    over the sub-cache only and is not used."""
+    from ..control import SolveControl
+    budget = min(SUPPORT_MIP_SECONDS, SUPPORT_MIP_SHARE * control.remaining())
+    if control.should_stop() or control.closed() or budget <= 0.0:
+        return
+    t0 = time.perf_counter()
+    keep = np.asarray(eta, dtype=np.float64) > SUPPORT_TOL
+    if incumbent.choice is not None:
+        keep[np.asarray(incumbent.choice, dtype=np.int64)] = True
+    if np.any(np.bincount(cache.family[keep], minlength=cache.n) == 0):
+        return                                  # a variable without a column: no sub-cache
+    sub = cache.select(keep)
+    start = None if incumbent.choice is None else [cache.parents(j) for j in incumbent.choice]
+    inner = SolveControl(time_limit=budget)
+    inner.watch = control.should_stop
+    result = solve_highs(sub, inner, prune=False, support_mip=False, start_search=False, start=start)
+    stats.update(support_mip_columns=int(keep.sum()), support_mip_status=result.status,
+                 support_mip_seconds=round(time.perf_counter() - t0, 3))
+    if result.dag is not None:
+        incumbent.offer(_choice_of(cache, result.dag))
+
+
+def _choice_of(cache: ScoreCache, dag) -> np.ndarray | None:
+    """The candidate per variable of a DAG (an :class:`lpbn.DAG` or parents per variable);
+    None unless it has one parent set per variable and each is a candidate."""
+    parents = getattr(dag, "parents", dag)
+    if len(parents) != cache.n:
+        return None
+    choice = [cache.candidate_index(i, ps) for i, ps in enumerate(parents)]
+    return None if any(j is None for j in choice) else np.array(choice, dtype=np.int64)
 
 
 def _fix_by_reduced_cost(model: EtaLP, control, best: float, stats: dict) -> tuple[np.ndarray | None, float]:
@@ -204,7 +258,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 zero_half: bool | str | None = None, column_generation: bool | None = None,
-                fix_columns: bool = True, **unknown) -> SolveResult:
+                fix_columns: bool = True, support_mip: bool = True, start=None, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -240,9 +294,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         ``"slack"``: when no such cut is left, also the cuts from nearly tight rows and nearly
         integral columns (:data:`lpbn.lp.cut_loop.ZERO_HALF_SLACKS`; that hailfinder cache:
         root 0.16% -> 0.03%, proved in 68-78 s where True left 0.04% after 200 s), and before
-        the MIP the cuts slack at the root's last point are dropped and ordering search climbs
-        from that point's order (:func:`_after_root`; 43 s on that cache, 46 s on the bench's,
-        results/bnlearn20000/README.md).  Default: ``"slack"`` beyond
+        the MIP the cuts slack at the root's last point are dropped, ordering search climbs
+        from that point's order and the ILP over its support runs (:func:`_after_root`,
+        ``support_mip``; results/bnlearn20000/README.md).  Default: ``"slack"`` beyond
         :data:`ZERO_HALF_SLACK_MIN_N` variables, else True (on the dense caches of at most 30
         variables the extra LP rounds cost more than the MIP needs to close the gap: letter
         36 s -> over 60 s, adult 11 s -> 16-21 s; alarm-20000, 37 variables, with the purge and
@@ -282,6 +336,14 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         Before the MIP, fix to 0 every candidate whose Lagrangian bound at the root LP's duals
         is below the incumbent's score (:func:`_fix_by_reduced_cost`; default True): it is in
         no better DAG, so the MIP and its generation rows go without it.
+    support_mip : bool
+        With ``zero_half="slack"`` (beyond 40 variables by default), before the MIP, solve the
+        ILP over the candidates in the support of the root's last LP point and the incumbent's
+        for at most SUPPORT_MIP_SECONDS (:func:`_support_mip`; default True): a better start
+        for the MIP, and more candidates fixed by their reduced costs.
+    start : DAG or sequence of parent sets, optional
+        A DAG to start from (an :class:`lpbn.DAG` or the parents of each variable); ignored
+        unless every parent set is a candidate of the (pruned) cache.
     column_generation : bool, optional
         The root's cut loop over a restricted LP: each variable's EtaLP.START_COLUMNS best
         candidates and its empty set, the others priced in at every optimum by their reduced
@@ -338,6 +400,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         return result
 
     offer(cache.best_for_order(np.arange(cache.n))[0])
+    if start is not None:
+        offer(_choice_of(cache, start))
     if start_search and not use_numpy(cache.n):
         # before the cut loop, which can run for minutes on a few hundred variables with only
         # LP roundings as incumbents (munin1-5000: 1.1% below the optimum at 60 s)
@@ -352,7 +416,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                         k_max=k_max, best=lambda: incumbent.score)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
-                     root_bound=root.value,
+                     root_bound=root.value, root_seconds=round(root.seconds, 3),
                      root_complete=root.complete, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta
@@ -366,7 +430,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
                                                       subip_time, on_lp, zero_half)
     if root_cuts and zero_half == "slack":
-        _after_root(model, control, stats, offer, search=start_search and not use_numpy(cache.n))
+        _after_root(model, control, stats, incumbent, search=start_search and not use_numpy(cache.n),
+                    support_mip=support_mip and not use_numpy(cache.n))
     if model.price:
         stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
     floor = -math.inf     # the fixed candidates are in no DAG scoring above this
@@ -410,10 +475,12 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             return finish("node_limit")
         if not mip_ready:                    # only when the MIP runs: a stop above skips it
             model, mip_ready = mip_model(model), True
+        t_mip = time.perf_counter()
         sol = model.solve_mip(control.remaining(), start=incumbent.choice,
                               check=check if lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes
+        stats["mip_seconds"] = round(stats.get("mip_seconds", 0.0) + time.perf_counter() - t_mip, 3)
         if model.mip_retries:
             stats["mip_presolve_retries"] = model.mip_retries
         if sol.status == "inconsistent":
