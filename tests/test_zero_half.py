@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import lpbn
 from lpbn.cache import ScoreCache
@@ -145,6 +145,21 @@ def test_purging_slack_cuts_keeps_the_lp_value_and_the_books():
         if gone:
             assert model.add_cuts(cuts) == gone
     assert purged >= 1          # the property is not vacuous
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 9), seed=st.integers(0, 100_000), every=st.integers(1, 3))
+def test_the_cut_loop_purging_slack_cuts_keeps_a_valid_bound(n, seed, every):
+    """cut_loop(purge_every=k) drops the cuts slack at every k-th LP point as it goes: the
+    model's books stay consistent and the final value is still at least the optimum."""
+    cache = random_cache(n, seed=seed, density=0.7, integer_scores=True).prune_dominated()
+    want = lpbn.solve(cache, "dp").score
+    model = EtaLP(cache)
+    res = cut_loop(model, mode="clusters", exact=True, zero_half="slack", purge_every=every)
+    assert res.status == "optimal"
+    assert res.value >= want - 1e-6 * max(1.0, abs(want))
+    assert len(model.cuts) == model.row_kind.count("zerohalf") and model.num_rows == len(model.row_kind)
+    assert len(model.cuts) == res.cuts_zero_half - res.cuts_purged   # added, less purged
 
 
 def _three_cycle() -> ScoreCache:

@@ -54,6 +54,11 @@ COLUMN_GENERATION_ABOVE = 64
 SUPPORT_MIP_SECONDS = 10.0
 SUPPORT_MIP_SHARE = 0.1
 SUPPORT_TOL = 1e-9
+#: with ``zero_half="slack"`` the root's cut loop deletes the {0, 1/2}-cuts slack at every
+#: PURGE_EVERY-th LP point (:meth:`lpbn.lp.model.EtaLP.purge_cuts`): the cuts are dense, and a
+#: pivot over hailfinder-20000's ~2,000 rows cost 2.4 ms at the end of its root with them all,
+#: when most were slack (root 46 -> 25 s; results/bnlearn20000/README.md)
+PURGE_EVERY = 10
 #: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
 #: more than this (relative): room for the rounding in the duals' sums, in the safe direction
 FIX_RTOL = 1e-7
@@ -293,10 +298,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         inequality (hailfinder at N = 20,000: root LP 1.07% -> 0.06-0.16% above the optimum).
         ``"slack"``: when no such cut is left, also the cuts from nearly tight rows and nearly
         integral columns (:data:`lpbn.lp.cut_loop.ZERO_HALF_SLACKS`; that hailfinder cache:
-        root 0.16% -> 0.03%, proved in 68-78 s where True left 0.04% after 200 s), and before
-        the MIP the cuts slack at the root's last point are dropped, ordering search climbs
-        from that point's order and the ILP over its support runs (:func:`_after_root`,
-        ``support_mip``; results/bnlearn20000/README.md).  Default: ``"slack"`` beyond
+        root 0.16% -> 0.03%, proved in 68-78 s where True left 0.04% after 200 s); the root
+        deletes the cuts slack at every PURGE_EVERY-th LP point, and before the MIP those slack
+        at the root's last point are dropped, ordering search climbs from that point's order
+        and the ILP over its support runs (:func:`_after_root`, ``support_mip``; the bench's
+        cache 76-95 s -> 37 s, results/bnlearn20000/README.md).  Default: ``"slack"`` beyond
         :data:`ZERO_HALF_SLACK_MIN_N` variables, else True (on the dense caches of at most 30
         variables the extra LP rounds cost more than the MIP needs to close the gap: letter
         36 s -> over 60 s, adult 11 s -> 16-21 s; alarm-20000, 37 variables, with the purge and
@@ -413,10 +419,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if root_cuts:
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
                         subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
-                        k_max=k_max, best=lambda: incumbent.score)
+                        k_max=k_max, best=lambda: incumbent.score,
+                        purge_every=PURGE_EVERY if zero_half == "slack" else 0)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
-                     root_bound=root.value, root_seconds=round(root.seconds, 3),
+                     root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
                      root_complete=root.complete, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta

@@ -55,6 +55,7 @@ class CutLoopResult:
     cuts_grown: int = 0
     cuts_zero_half: int = 0
     cuts_kcluster: int = 0
+    cuts_purged: int = 0
     subip: SubIPStats = field(default_factory=SubIPStats)
     seconds: float = 0.0
     values: list[float] = field(default_factory=list)
@@ -63,7 +64,8 @@ class CutLoopResult:
 def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = VIOLATION_TOL,
              time_limit: float | None = None, max_rounds: int | None = None,
              subip_time: float | None = None, on_bound=None, grow: bool = True,
-             zero_half: bool | str = False, k_max: int = 1, best=None) -> CutLoopResult:
+             zero_half: bool | str = False, k_max: int = 1, best=None,
+             purge_every: int = 0) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -78,6 +80,9 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     (clusters first again); the value is then below that of P_cluster.  ``zero_half="slack"``:
     when no zero-cost cut is left, also the cuts from nearly tight rows and nearly integral
     columns (:data:`ZERO_HALF_SLACKS`).
+    ``purge_every=k`` deletes the {0, 1/2}-cuts slack at every k-th LP point
+    (:meth:`~lpbn.lp.model.EtaLP.purge_cuts`; the point stays optimal, and a purged cut may be
+    separated again): dense cut rows slow every pivot of the later rounds.
     With ``best`` (a function giving the incumbent's score), rounds whose cluster search never
     runs dry but tails off (:func:`~lpbn.lp.separation.tailing_off`) also get the k-cluster
     rows (``k_max`` >= 2) and the {0, 1/2}-cuts (``zero_half``) beside the clusters, each
@@ -104,6 +109,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
             break
         res.value, res.eta = lp.value, lp.eta
         res.values.append(lp.value)
+        if purge_every and res.rounds % purge_every == 0:
+            res.cuts_purged += model.purge_cuts(lp.eta)
         if on_bound is not None:
             on_bound(lp.value, lp.eta)
         if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
