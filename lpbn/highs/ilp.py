@@ -168,8 +168,8 @@ def _choice_of(cache: ScoreCache, dag) -> np.ndarray | None:
     parents = getattr(dag, "parents", dag)
     if len(parents) != cache.n:
         return None
-    choice = [cache.candidate_index(i, ps) for i, ps in enumerate(parents)]
-    return None if any(j is None for j in choice) else np.array(choice, dtype=np.int64)
+    choice = cache.indices_of(parents)          # -1 where a set is not a candidate
+    return None if np.any(choice < 0) else choice.astype(np.int64)
 
 
 def _fix_by_reduced_cost(model: EtaLP, control, best: float, stats: dict) -> tuple[np.ndarray | None, float]:
