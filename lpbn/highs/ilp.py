@@ -263,7 +263,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 mip_heuristics: bool = False, highs_options: dict | None = None,
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 zero_half: bool | str | None = None, column_generation: bool | None = None,
-                fix_columns: bool = True, support_mip: bool = True, start=None, **unknown) -> SolveResult:
+                fix_columns: bool = True, support_mip: bool = True, start=None, local_cuts: int = 0,
+                **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -347,6 +348,10 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         ILP over the candidates in the support of the root's last LP point and the incumbent's
         for at most SUPPORT_MIP_SECONDS (:func:`_support_mip`; default True): a better start
         for the MIP, and more candidates fixed by their reduced costs.
+    local_cuts : {0, 3, 4}
+        k > 0: the root also adds local cuts, valid rows of the k-variable family polytope
+        lifted to the cache (:mod:`lpbn.lp.local_cuts`), where it adds {0, 1/2}-cuts (beside
+        tailing cluster rounds, and when nothing else is violated).  Default 0 (off).
     start : DAG or sequence of parent sets, optional
         A DAG to start from (an :class:`lpbn.DAG` or the parents of each variable); ignored
         unless every parent set is a candidate of the (pruned) cache.
@@ -373,6 +378,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if acyclicity not in ("generation", "lazy"):
         raise InputError(f"method 'highs': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
     _check_highs_options(highs_options or {})
+    if local_cuts not in (0, 3, 4):
+        raise InputError(f"method 'highs': local_cuts must be 0, 3 or 4, not {local_cuts!r}")
     if zero_half is None:
         zero_half = "slack" if cache.n > ZERO_HALF_SLACK_MIN_N else True
     elif zero_half not in (True, False, "slack"):
@@ -419,11 +426,12 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if root_cuts:
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
                         subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
-                        k_max=k_max, best=lambda: incumbent.score,
+                        k_max=k_max, best=lambda: incumbent.score, local=local_cuts,
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
+                     cuts_root_local=root.cuts_local,
                      root_complete=root.complete, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta

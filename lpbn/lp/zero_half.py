@@ -127,13 +127,17 @@ def _tight_rows(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, extra:
         ptr, idx = cluster_rows_on(cache, clusters[tight], sup)
         blocks.append((ptr, pos[idx], -np.ones(len(idx)), -np.ones(len(tight)), tight, CLUSTER))
     if len(extra):
-        on = np.flatnonzero(extra.activity(eta) >= extra.rhs - near)
-        parts = []
+        on = np.flatnonzero((extra.activity(eta) >= extra.rhs - near) & (extra.rhs == np.rint(extra.rhs)))
+        parts, integral = [], []
         for r in on.tolist():
             cols, coef, _ = extra[r]
+            if np.any(coef != np.rint(coef)):
+                continue           # a row with fractional coefficients (a local cut): no parity
+            integral.append(r)
             loc = pos[cols]
             keep = loc >= 0
-            parts.append((loc[keep], np.rint(coef[keep])))
+            parts.append((loc[keep], coef[keep]))
+        on = np.array(integral, dtype=np.int64)
         ptr = np.zeros(len(on) + 1, dtype=np.int64)
         np.cumsum([len(p[0]) for p in parts], out=ptr[1:])
         idx = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
