@@ -130,3 +130,20 @@ def best_through_each_candidate(cache: ScoreCache) -> np.ndarray:
         if res.dag is not None and np.isfinite(res.score):
             out[j] = res.score
     return out
+
+
+def random_dags(cache: ScoreCache, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+    """Candidate choices (one index per variable) of ``count`` random DAGs of ``cache``: a
+    random order, then for each variable a random candidate whose parents all precede it —
+    the points on which property tests check that a cut is valid."""
+    out = []
+    pos = np.empty(cache.n, dtype=np.int64)
+    for _ in range(count):
+        order = rng.permutation(cache.n)
+        pos[order] = np.arange(cache.n)
+        choice = []
+        for i in range(cache.n):
+            ok = [j for j in cache.family_range(i) if all(pos[p] < pos[i] for p in cache.parents(j))]
+            choice.append(ok[int(rng.integers(len(ok)))])
+        out.append(np.array(choice))
+    return out

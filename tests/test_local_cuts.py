@@ -14,21 +14,7 @@ from lpbn.lp.cut_loop import cut_loop
 from lpbn.lp.local_cuts import TargetLP, dag_vertices, local_cuts
 from lpbn.lp.model import EtaLP
 from lpbn.lp.zero_half import zero_half_cuts
-from lpbn.testing import random_cache
-
-
-def _random_dags(cache: ScoreCache, rng, count: int) -> list[np.ndarray]:
-    """Candidate choices of random DAGs: a random order, then for each variable a random
-    candidate whose parents all precede it."""
-    out = []
-    pos = np.empty(cache.n, dtype=np.int64)
-    for _ in range(count):
-        order = rng.permutation(cache.n)
-        pos[order] = np.arange(cache.n)
-        choice = [rng.choice([j for j in cache.family_range(i) if all(pos[p] < pos[i] for p in cache.parents(j))])
-                  for i in range(cache.n)]
-        out.append(np.array(choice))
-    return out
+from lpbn.testing import random_cache, random_dags
 
 
 def test_the_small_polytopes_have_every_dag_as_a_vertex():
@@ -64,7 +50,7 @@ def test_cuts_are_violated_at_the_point_and_valid_for_every_dag(k):
     for seed in range(30):
         cache = random_cache(6 + seed % 5, seed=seed, density=0.6, integer_scores=seed % 2 == 0).prune_dominated()
         best = lpbn.solve(cache, "dp")
-        dags = _random_dags(cache, np.random.default_rng(seed), 150)
+        dags = random_dags(cache, np.random.default_rng(seed), 150)
         dags.append(cache.indices_of(best.dag.parents))
         model = EtaLP(cache)
         if seed % 2:

@@ -12,23 +12,7 @@ from lpbn.cache import ScoreCache
 from lpbn.lp.cut_loop import cut_loop
 from lpbn.lp.model import EtaLP
 from lpbn.lp.zero_half import zero_half_cuts
-from lpbn.testing import random_cache
-
-
-def _random_dags(cache: ScoreCache, rng, count: int) -> list[np.ndarray]:
-    """Candidate choices of random DAGs: a random order, then for each variable a random
-    candidate whose parents all precede it."""
-    out = []
-    pos = np.empty(cache.n, dtype=np.int64)
-    for _ in range(count):
-        order = rng.permutation(cache.n)
-        pos[order] = np.arange(cache.n)
-        choice = []
-        for i in range(cache.n):
-            ok = [j for j in cache.family_range(i) if all(pos[p] < pos[i] for p in cache.parents(j))]
-            choice.append(ok[int(rng.integers(len(ok)))])
-        out.append(np.array(choice))
-    return out
+from lpbn.testing import random_cache, random_dags
 
 
 @pytest.mark.parametrize("slack", [0.0, 0.25])
@@ -45,7 +29,7 @@ def _check_cuts(n: int, seed: int, slack: float = 0.0) -> int:
     model = EtaLP(cache)
     checked = 0
     rng = np.random.default_rng(seed)
-    dags = _random_dags(cache, rng, 200)
+    dags = random_dags(cache, rng, 200)
     best = lpbn.solve(cache, "dp")
     dags.append(cache.indices_of(best.dag.parents))
     for _ in range(6):

@@ -18,26 +18,12 @@ import numba as nb
 import numpy as np
 
 import lpbn
+from lpbn.cache_kernels import best_within
 from lpbn.ordering.asobs import asobs_dag
 
 
 @nb.njit(cache=True)
-def best_in(v, allowed, offsets, sidx, bits):
-    """First candidate of v (in score order) whose parents are all in ``allowed``."""
-    for p in range(offsets[v], offsets[v + 1]):
-        j = sidx[p]
-        ok = True
-        for k in range(bits.shape[1]):
-            if bits[j, k] & ~allowed[k]:
-                ok = False
-                break
-        if ok:
-            return j
-    return -1
-
-
-@nb.njit(cache=True)
-def window_dp(order, start, w, offsets, sidx, bits, scores):
+def window_dp(order, start, w, offsets, bits, scores):
     """Best permutation of order[start:start + w] with order[:start] as predecessors."""
     W = bits.shape[1]
     pred = np.zeros(W, np.uint64)
@@ -61,7 +47,7 @@ def window_dp(order, start, w, offsets, sidx, bits, scores):
                 allowed[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
         for a in range(w):
             if not S >> a & 1:
-                j = best_in(win[a], allowed, offsets, sidx, bits)
+                j = best_within(bits, offsets[win[a]], offsets[win[a] + 1], allowed)
                 if j >= 0 and f[S] + scores[j] > f[S | (1 << a)]:
                     f[S | (1 << a)] = f[S] + scores[j]
                     last[S | (1 << a)] = a
@@ -74,50 +60,31 @@ def window_dp(order, start, w, offsets, sidx, bits, scores):
     return f[N - 1], perm
 
 
-def obs_score(cache, order, sidx, bits):
+def obs_score(cache, order, bits):
     allowed = np.zeros(bits.shape[1], np.uint64)
     total = 0.0
     for v in order:
-        total += cache.scores[best_in(v, allowed, cache.offsets, sidx, bits)]
+        total += cache.scores[best_within(bits, cache.offsets[v], cache.offsets[v + 1], allowed)]
         allowed[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
     return total
 
 
-def topological(parents):
-    indeg = np.array([len(ps) for ps in parents])
-    children = [[] for _ in parents]
-    for v, ps in enumerate(parents):
-        for u in ps:
-            children[u].append(v)
-    order, ready = [], [v for v in range(len(parents)) if indeg[v] == 0]
-    while ready:
-        v = ready.pop()
-        order.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                ready.append(c)
-    return np.array(order, np.int64)
-
-
 def main(path, seconds, w):
     cache = lpbn.read_scores(path).prune_dominated()
-    off = cache.offsets
-    sidx = np.concatenate([off[v] + np.argsort(-cache.scores[off[v]:off[v + 1]], kind="stable")
-                           for v in range(cache.n)]).astype(np.int64)
+    off = cache.offsets                  # each family best-first (ScoreCache's order)
     bits = np.ascontiguousarray(cache.bits)
     ra = lpbn.solve(cache, "asobs", time_limit=seconds, bound="trivial", seed=0)
-    order = topological(ra.dag.parents)
-    cur = obs_score(cache, order, sidx, bits)
+    order = np.array(ra.dag.topological_order(), np.int64)
+    cur = obs_score(cache, order, bits)
     print(f"asobs {ra.score:.2f}; OBS score of a topological order {cur:.2f}", flush=True)
     t = time.perf_counter()
     for sweep in range(100):
         improved = False
         for start in range(0, cache.n - w + 1, max(1, w // 2)):
-            _, perm = window_dp(order, start, w, off, sidx, bits, cache.scores)
+            _, perm = window_dp(order, start, w, off, bits, cache.scores)
             new = order.copy()
             new[start:start + w] = perm
-            s = obs_score(cache, new, sidx, bits)
+            s = obs_score(cache, new, bits)
             if s > cur + 1e-6:
                 order, cur, improved = new, s, True
         _, decoded = asobs_dag(cache, order)
