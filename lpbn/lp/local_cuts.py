@@ -37,7 +37,7 @@ from functools import lru_cache
 import highspy
 import numpy as np
 
-from ..cache import ScoreCache
+from ..cache import ScoreCache, gather_csr
 from .highs_session import new_highs, run
 
 #: Smallest violation (in the box normalisation -1 <= y <= 1) a local cut must have.
@@ -116,15 +116,19 @@ def _target(k: int) -> TargetLP:
     return _TARGETS[k]
 
 
+def _parents_of(cache: ScoreCache, cands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The parents of the candidates ``cands`` as (position in ``cands``, parent) pairs, from
+    the CSR parent lists (``cache.bits`` would be gigabytes at 10,000 variables)."""
+    lens = cache.pset_ptr[cands + 1] - cache.pset_ptr[cands]
+    new_ptr = np.zeros(len(cands) + 1, dtype=np.int64)
+    np.cumsum(lens, out=new_ptr[1:])
+    items = gather_csr(cache.pset_ptr, cache.pset_items, cands, new_ptr)
+    return np.repeat(np.arange(len(cands)), lens), items
+
+
 def local_masks(cache: ScoreCache, S: tuple[int, ...], cands: np.ndarray) -> np.ndarray:
-    """For candidates ``cands``: the bitmask of P ∩ S over S's positions (from the CSR parent
-    lists; ``cache.bits`` would be gigabytes at 10,000 variables)."""
-    ptr = cache.pset_ptr
-    starts = ptr[cands]
-    lens = ptr[cands + 1] - starts
-    owner = np.repeat(np.arange(len(cands)), lens)
-    first = np.cumsum(lens) - lens
-    items = cache.pset_items[np.arange(int(lens.sum())) - np.repeat(first - starts, lens)]
+    """For candidates ``cands``: the bitmask of P ∩ S over S's positions."""
+    owner, items = _parents_of(cache, cands)
     mask = np.zeros(len(cands), dtype=np.int64)
     for b, u in enumerate(S):
         mask[owner[items == u]] |= 1 << b        # a parent set holds u at most once
@@ -134,13 +138,12 @@ def local_masks(cache: ScoreCache, S: tuple[int, ...], cands: np.ndarray) -> np.
 def candidate_sets(cache: ScoreCache, eta: np.ndarray, k: int, neighbours: int = NEIGHBOURS,
                    tol: float = 1e-9) -> list[tuple[int, ...]]:
     """The k-sets to project on: each variable with every (k - 1)-subset of its ``neighbours``
-    variables of largest edge marginal at η (only sets whose arcs carry fractional mass)."""
+    variables of largest edge marginal at η (Σ of η over the candidates holding the arc, either
+    direction; a sparse count over the support, not the n x n matrix)."""
     sup = np.flatnonzero(eta > tol)
-    lens = np.diff(cache.pset_ptr)[sup]
-    child = np.repeat(cache.family[sup], lens)
-    parent = np.concatenate([cache.pset_items[cache.pset_ptr[j]:cache.pset_ptr[j + 1]] for j in sup]) \
-        if len(sup) else np.zeros(0, dtype=np.int64)
-    weight = np.repeat(eta[sup], lens)
+    owner, parent = _parents_of(cache, sup)
+    child = cache.family[sup][owner]
+    weight = eta[sup][owner]
     u, v = np.minimum(child, parent), np.maximum(child, parent)
     key = u.astype(np.int64) * cache.n + v
     keys, inv = np.unique(key, return_inverse=True)
