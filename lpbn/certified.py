@@ -154,12 +154,14 @@ def _bound(cache, control, search, share, method, options):
 
 
 def _solve_bound(cache, control, method, options, incumbent=None, feed=None) -> SolveResult:
-    """Run the bound's method on the (pruned) cache: the dual with the search's DAG as its
-    incumbent (``incumbent``, or polled from ``feed``), or the HiGHS ILP."""
+    """Run the bound's method on the (pruned) cache, the dual or the HiGHS ILP, with the search's
+    DAG as its incumbent (``incumbent``, or polled from ``feed``)."""
     if method == "highs":
         from .highs.ilp import solve_highs
-        # as a bound the root's tightness is all that counts: the local cuts (see the module)
-        return solve_highs(cache, control, prune=False, **{"local_cuts": 4, **options})
+        # as a bound the root's tightness is all that counts: the local cuts (see the module),
+        # let in by a gap measured against the search's DAG (its own incumbents are weaker)
+        return solve_highs(cache, control, prune=False, start=incumbent, incumbent_feed=feed,
+                           **{"local_cuts": 4, **options})
     from .dual.solver import solve_dual
     opts = dict(options)
     if cache.n > DUAL_LOCAL_SEARCH_MAX_N or feed is not None:

@@ -19,7 +19,7 @@ from lpbn.lp.model import EtaLP, choice_from_eta
 from lpbn.lp.separation import (cycle_rows_csr, edge_marginals, grown_clusters, grown_kclusters,
                                 incumbent_clusters, scc_labels, separate_cycles, separate_kclusters,
                                 shortest_cycles)
-from lpbn.testing import best_through_each_candidate, random_cache
+from lpbn.testing import best_through_each_candidate, random_cache, random_dags
 
 REL = 1e-6
 
@@ -258,6 +258,30 @@ def test_highs_equals_dp_on_random_caches(n, seed, density, integer):
     assert r.upper_bound >= dp.score - REL * abs(dp.score)
     assert r.dag.is_acyclic()
     assert close(cache.dag_score(r.dag.parents), r.score)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(4, 10), seed=st.integers(0, 100_000), prune=st.booleans(), mip=st.booleans())
+def test_highs_takes_the_dags_its_incumbent_feed_gives(n, seed, prune, mip):
+    """incumbent_feed (a search beside the ILP): the optimum it gives first is the answer even
+    when no MIP runs; the random DAGs after it (candidate indices of the cache as given, some of
+    them dominated sets that pruning dropped) are refused or kept, never a crash."""
+    cache = random_cache(n, seed=seed, density=0.5)
+    dp = lpbn.solve(cache, method="dp")
+    queue = [cache.indices_of(dp.dag.parents)] + random_dags(cache, np.random.default_rng(seed), 4)
+    calls = []
+
+    def feed():
+        calls.append(1)
+        return queue.pop(0) if queue else None
+
+    r = lpbn.solve(cache, method="highs", prune=prune, incumbent_feed=feed, local_cuts=4,
+                   max_mip_rounds=None if mip else 0)
+    assert calls
+    assert close(r.score, dp.score), (r.score, dp.score)
+    assert r.upper_bound >= dp.score - REL * abs(dp.score)
+    if mip:
+        assert r.status == "optimal"
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
