@@ -10,10 +10,10 @@ time budget on two things (one after the other on one core; side by side on two,
    (:mod:`lpbn.dual`), with the search's DAG as its incumbent, gives a valid upper bound on
    every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
    and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
-   takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS), with the local
-   cuts of four variables in its root (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless
-   ``dual_options`` says otherwise): accidents at 300 s, gap 0.701% -> 0.522%
-   (connect4 0.696% -> 0.610%).
+   takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS), with the search's
+   DAGs as its incumbents too and the local cuts of four variables in its root
+   (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless ``dual_options`` says otherwise):
+   accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696% -> 0.610%).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
 run side by side instead, each for the whole time: the dual in a forked process (which shares
