@@ -63,7 +63,7 @@ DUAL_LOCAL_SEARCH_MAX_N = 1000
 LP_BOUNDS = ("dual", "highs")
 BOUNDS = LP_BOUNDS + ("trivial",)
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
-                  "trail"}
+                  "trail", "stall"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
@@ -72,7 +72,7 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window, trail), ``dual_options`` to the bound's method (``bound``: ``"dual"``
+    kick, kicks, window, trail, stall), ``dual_options`` to the bound's method (``bound``: ``"dual"``
     or ``"highs"``)."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
@@ -382,6 +382,8 @@ class CertifiedOptions:
                           "restart to an ASOBS DAG (never below OBS for one seed and restart "
                           "budget); 'asobs' perturbs ASOBS's own best DAG; 'both' runs the two "
                           "chains in turn (never below OBS with half the restarts)"),
+        ("stall", None, "a search chain whose base has not moved for this many of its restarts "
+                        "climbs again from a fresh random ordering (None: never)"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
         ("bound", "dual", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "

@@ -134,7 +134,7 @@ class _Budget:
 
 
 def _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
-                   trail):
+                   trail, stall=None):
     if rule not in RULES:
         raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     if trail not in TRAILS:
@@ -144,7 +144,8 @@ def _check_options(rule, time_limit, max_restarts, patience, start, restart, kic
     if restart not in RESTART_SCHEMES:
         raise InputError(f"restart must be one of {', '.join(RESTART_SCHEMES)}, got {restart!r}")
     for label, v, low in (("max_restarts", max_restarts, 0), ("patience", patience, 0),
-                          ("kick", kick, 2), ("kicks", kicks, 1), ("window", window, 0)):
+                          ("kick", kick, 2), ("kicks", kicks, 1), ("window", window, 0),
+                          ("stall", stall, 1)):
         if v is not None and not (isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                   and v >= low):
             raise InputError(f"{label} must be an integer >= {low}, got {v!r}")
@@ -162,7 +163,7 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
                     patience: int | None = None, control=None, start: str = "greedy",
                     restart: str = "perturb", kick: int = 16,
                     kicks: int | None = None, window: int | None = None,
-                    trail: str = "both") -> OrderingResult:
+                    trail: str = "both", stall: int | None = None) -> OrderingResult:
     """Anytime OBS (Teyssier & Koller 2005) or ASOBS (Scanagatta et al. 2015, §4) search.
 
     ``rule``: ``"asobs"`` or ``"obs"``.  ``start``: first ordering (``"greedy"``,
@@ -173,6 +174,10 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     adjacent swaps only, the paper's OBS neighbourhood).  ``trail``: the trajectory ASOBS
     follows: OBS's own (``"obs"``, never below OBS for one seed and restart budget), its
     own best DAG's (``"asobs"``) or both in turn (``"both"``); see the module docstring.
+    ``stall``: a chain whose base has not moved for this many of its restarts climbs again
+    from a fresh random ordering (its next restart; the best DAG is kept; default None:
+    never).  The count is per chain and its base moves on OBS's trail as OBS's does, so
+    ASOBS on that trail stays never below OBS.
 
     Stops at ``time_limit`` seconds, after ``max_restarts`` restarts beyond the first, after
     ``patience`` restarts in a row without improvement, or when
@@ -182,7 +187,7 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     Improvements are reported through ``control.improved(best=...)``.
     """
     _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
-                   trail)
+                   trail, stall)
     t0 = time.perf_counter()
     limited = control is not None and (control.time_limit is not None
                                        or control.node_limit is not None)
@@ -195,7 +200,8 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     budget = _Budget(time_limit, control, max_restarts, patience)
     stats = {"rule": rule, "window": ws.window, "restarts": 0, "improvements": 0, "climbs": 0,
              "swaps": 0, "insertions": 0, "evaluations": 0, "asobs_decodes": 0, "start": start,
-             "restart": restart, "kick": kick, "kicks": kicks, "default_rule": default_rule}
+             "restart": restart, "kick": kick, "kicks": kicks, "default_rule": default_rule,
+             "stall": stall, "fresh_chains": 0}
     if rule == "asobs":
         stats["trail"] = trail
     chains = _chains(rule, trail, seed)
@@ -209,7 +215,7 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
         turn = 0
         while cache.n > 2 and budget.another():
             best = _restart(ws, chains[turn % len(chains)], best, budget, stats, restart, kick,
-                            kicks, control)
+                            kicks, control, stall)
             turn += 1
     except KeyboardInterrupt:
         budget.reason = "interrupted"
@@ -232,6 +238,7 @@ class _Chain:
     lift: bool
     rng: np.random.Generator
     base: Point | None = None
+    stale: int = 0          # the chain's restarts since its base last moved
 
 
 def _chains(rule: str, trail: str, seed: int) -> list[_Chain]:
@@ -259,11 +266,19 @@ def _begin(ws, ch: _Chain, start: str, best: Point | None, stop, stats) -> Point
 
 
 def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
-             control) -> Point:
+             control, stall=None) -> Point:
     """One restart of chain ``ch`` from its base; returns the new best.
 
     A lifted chain runs an OBS restart, moves its base exactly as OBS's incumbent would, and
-    lifts the restart's local optimum to an ASOBS DAG that may improve ``best``."""
+    lifts the restart's local optimum to an ASOBS DAG that may improve ``best``.  A chain
+    stalled for ``stall`` restarts climbs from a fresh random ordering instead (on connect4,
+    plants, baudio and jester the seeds' spread of an iterated local search that found its
+    best within seconds and nothing after; results/scale/README.md)."""
+    if stall is not None and ch.stale >= stall:
+        ch.stale = 0
+        stats["fresh_chains"] += 1
+        new_best = _begin(ws, ch, "random", best, budget.interrupted, stats)
+        return _counted(new_best, best, budget, stats, control)
     draws = draw_restart(ch.rng, ws.n, restart, kick, kicks)
     base = ch.base
 
@@ -274,17 +289,22 @@ def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
     cand = _run(ws, "obs" if ch.lift else ch.rule, apply_restart(ws, base, draws),
                 base if perturbed else None, rebuild if perturbed else None,
                 budget.interrupted, stats)
-    budget.restarts += 1        # counted when done: control's node_limit polls the count
-    budget.since += 1
-    if ws.delta(cand.dag, base.dag) > ws.eps:
+    moved = ws.delta(cand.dag, base.dag) > ws.eps
+    if moved:
         ch.base = cand
-        budget.since = 0
+    ch.stale = 0 if moved else ch.stale + 1
     if ch.lift:
         new_best = asobs_lift(ws, cand, best, budget.interrupted, stats)
     else:
         new_best = cand if ws.delta(cand.dag, best.dag) > ws.eps else best
+    return _counted(new_best, best, budget, stats, control, moved)
+
+
+def _counted(new_best: Point, best: Point, budget, stats, control, moved: bool = False) -> Point:
+    """Count a finished restart (control's node_limit polls the count) and report an improvement."""
+    budget.restarts += 1
+    budget.since = 0 if moved or new_best is not best else budget.since + 1
     if new_best is not best:
-        budget.since = 0
         stats["improvements"] += 1
         _report(control, new_best, budget.restarts)
     return new_best
