@@ -278,7 +278,8 @@ def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
         ch.stale = 0
         stats["fresh_chains"] += 1
         new_best = _begin(ws, ch, "random", best, budget.interrupted, stats)
-        return _counted(new_best, best, budget, stats, control)
+        budget.restarts += 1
+        return _improved(new_best, best, budget, stats, control)
     draws = draw_restart(ch.rng, ws.n, restart, kick, kicks)
     base = ch.base
 
@@ -289,6 +290,7 @@ def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
     cand = _run(ws, "obs" if ch.lift else ch.rule, apply_restart(ws, base, draws),
                 base if perturbed else None, rebuild if perturbed else None,
                 budget.interrupted, stats)
+    budget.restarts += 1        # counted when done: control's node_limit polls the count
     moved = ws.delta(cand.dag, base.dag) > ws.eps
     if moved:
         ch.base = cand
@@ -297,12 +299,12 @@ def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
         new_best = asobs_lift(ws, cand, best, budget.interrupted, stats)
     else:
         new_best = cand if ws.delta(cand.dag, best.dag) > ws.eps else best
-    return _counted(new_best, best, budget, stats, control, moved)
+    return _improved(new_best, best, budget, stats, control, moved)
 
 
-def _counted(new_best: Point, best: Point, budget, stats, control, moved: bool = False) -> Point:
-    """Count a finished restart (control's node_limit polls the count) and report an improvement."""
-    budget.restarts += 1
+def _improved(new_best: Point, best: Point, budget, stats, control, moved: bool = False) -> Point:
+    """After a counted restart: the patience count (reset when the chain's base moved or the
+    best improved) and the report of an improvement."""
     budget.since = 0 if moved or new_best is not best else budget.since + 1
     if new_best is not best:
         stats["improvements"] += 1
