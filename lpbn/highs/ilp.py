@@ -350,8 +350,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         for the MIP, and more candidates fixed by their reduced costs.
     local_cuts : {0, 3, 4}
         k > 0: the root also adds local cuts, valid rows of the k-variable family polytope
-        lifted to the cache (:mod:`lpbn.lp.local_cuts`), where it adds {0, 1/2}-cuts (beside
-        tailing cluster rounds, and when nothing else is violated).  Default 0 (off).
+        lifted to the cache (:mod:`lpbn.lp.local_cuts`): beside tailing cluster rounds once
+        the gap to the incumbent is below 1% (where the k-clusters and {0, 1/2}-cuts stop),
+        and when nothing else is violated.  Default 0 (off).
     start : DAG or sequence of parent sets, optional
         A DAG to start from (an :class:`lpbn.DAG` or the parents of each variable); ignored
         unless every parent set is a candidate of the (pruned) cache.
