@@ -44,7 +44,7 @@ from .control import SolveControl
 from .errors import InputError
 from .incumbent import dag_of
 from .ordering.method import solve_ordering, trivial_bound
-from .ordering.search import ordering_search
+from .ordering.search import DEFAULT_STALL, ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
@@ -382,8 +382,8 @@ class CertifiedOptions:
                           "restart to an ASOBS DAG (never below OBS for one seed and restart "
                           "budget); 'asobs' perturbs ASOBS's own best DAG; 'both' runs the two "
                           "chains in turn (never below OBS with half the restarts)"),
-        ("stall", None, "a search chain whose base has not moved for this many of its restarts "
-                        "climbs again from a fresh random ordering (None: never)"),
+        ("stall", DEFAULT_STALL, "a search chain whose base has not moved for this many of its "
+                                 "restarts climbs again from a fresh random ordering (0: never)"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
         ("bound", "dual", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "

@@ -124,15 +124,15 @@ def test_search_never_beats_dp_and_often_matches_it(rule):
 
 @settings(max_examples=40, deadline=None)
 @given(caches, st.integers(0, 1000), st.integers(0, 30), st.sampled_from(["perturb", "random"]),
-       st.sampled_from(["obs", "asobs", "both"]), st.sampled_from([None, 1, 3]))
+       st.sampled_from(["obs", "asobs", "both"]), st.sampled_from([0, 1, 3]))
 def test_asobs_never_worse_than_obs_on_the_same_restart_stream(cache, seed, restarts, restart,
                                                                 trail, stall):
     """Theorem 3 restart by restart: on OBS's trail ASOBS after r restarts is never below OBS
     after r; with both chains in turn, after 2r; on its own trail, with fresh random
     orderings (the same for both rules).  Also with fresh chains after ``stall`` restarts
     whose base did not move (on OBS's trail they come at OBS's restarts)."""
-    if trail == "asobs" and (restart == "perturb" or stall is not None):
-        restart, stall = "random", None   # only OBS's trail makes the perturbations the same
+    if trail == "asobs" and (restart == "perturb" or stall):
+        restart, stall = "random", 0      # only OBS's trail makes the perturbations the same
     kw = dict(seed=seed, restart=restart, stall=stall)
     a = ordering_search(cache, "asobs", trail=trail, max_restarts=2 * restarts if trail == "both"
                         else restarts, **kw)
@@ -143,14 +143,18 @@ def test_asobs_never_worse_than_obs_on_the_same_restart_stream(cache, seed, rest
 
 def test_stalled_chains_climb_again_from_fresh_orderings():
     """stall: chains whose base stops moving restart from random orderings (counted as
-    restarts and in stats); the DAG stays valid and the option is checked."""
+    restarts and in stats); the DAG stays valid, 0 turns it off and the option is checked."""
     c = random_sparse_cache(120, (10, 30), 3, seed=5)
     r = ordering_search(c, "asobs", seed=1, max_restarts=200, stall=2)
     assert r.stats["fresh_chains"] > 0 and r.stats["restarts"] == 200
     _check_dag(c, r.choice, r.score)
-    assert ordering_search(c, "asobs", seed=1, max_restarts=200).stats["fresh_chains"] == 0
-    with pytest.raises(InputError, match="stall"):
-        ordering_search(c, "asobs", max_restarts=2, stall=0)
+    default = ordering_search(c, "asobs", seed=1, max_restarts=200)     # stall 5,000: not reached
+    assert default.stats["stall"] == 5000 and default.stats["fresh_chains"] == 0
+    off = ordering_search(c, "asobs", seed=1, max_restarts=200, stall=0)
+    assert off.stats["fresh_chains"] == 0 and off.score == default.score
+    for bad in (-1, 2.5, True):
+        with pytest.raises(InputError, match="stall"):
+            ordering_search(c, "asobs", max_restarts=2, stall=bad)
     assert lpbn.solve(c, "asobs", max_restarts=50, stall=2, bound="trivial").stats["fresh_chains"] > 0
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import STATUSES, SolveResult, relative_gap
-from .search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
+from .search import DEFAULT_PATIENCE, DEFAULT_SECONDS, DEFAULT_STALL, ordering_search
 
 
 def trivial_bound(cache: ScoreCache) -> float:
@@ -61,7 +61,7 @@ def solve_asobs(cache: ScoreCache, control, **options: Any) -> SolveResult:
 def solve_ordering(cache: ScoreCache, control, rule: str, *, seed: int = 0, max_restarts: int | None = None,
            patience: int | None = None, start: str = "greedy", restart: str = "perturb",
            kick: int = 16, kicks: int | None = None, window: int | None = None,
-           trail: str = "both", stall: int | None = None, bound=None, **unknown: Any) -> SolveResult:
+           trail: str = "both", stall: int = DEFAULT_STALL, bound=None, **unknown: Any) -> SolveResult:
     """Options: ``seed``; ``max_restarts`` (restarts after the first); ``patience`` (stop after
     that many restarts in a row without improvement); without a time limit, restart budget
     or patience, the default stopping rule applies (DEFAULT_PATIENCE restarts without

@@ -15,7 +15,7 @@ import lpbn
 
 cache = lpbn.read_scores(sys.argv[1])
 seconds, seed, stall = float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-r = lpbn.solve(cache, "asobs", time_limit=seconds, bound="trivial", seed=seed, stall=stall or None)
+r = lpbn.solve(cache, "asobs", time_limit=seconds, bound="trivial", seed=seed, stall=stall)
 when = next(t for t, b, _ in r.trace if b == r.score)
 print(f"seed {seed} stall {stall}: BIC {r.score:.1f}, best at {when:.0f} s, "
       f"{r.stats.get('fresh_chains', 0)} fresh chains")
