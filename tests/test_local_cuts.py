@@ -106,3 +106,56 @@ def test_highs_with_local_cuts_agrees_with_the_dp(n, seed):
     got = lpbn.solve(cache, "highs", local_cuts=4, zero_half="slack")
     assert got.status == "optimal"
     assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
+
+
+def _forced_local_tail(values, best, rounds=3, min_gap=0.01):
+    """tailing_off that reports every round as tailing below the 1% gap: local cuts are due,
+    the k-clusters' and {0, 1/2}-cuts' rule is not."""
+    return min_gap < 0.01
+
+
+def test_the_dual_takes_local_cuts_with_their_lp_multiplier(monkeypatch):
+    """The dual's root on the half-integral 3-cycle (clusters alone stop at the LP's -1.5): a
+    local cut of the 3 variables enters with the polish LP's dual as a fixed Lagrangian
+    multiplier, and the dual value itself reaches the optimum -2."""
+    import lpbn.dual.relax as relax_mod
+    from lpbn.dual.state import DualState
+    from lpbn.incumbent import Incumbent
+    monkeypatch.setattr(relax_mod, "tailing_off", _forced_local_tail)
+    state = DualState(ScoreCache.from_families(["A", "B", "C"], [
+        [(0.0, (1, 2)), (-1.0, ())], [(0.0, (0, 2)), (-1.0, ())], [(0.0, (0, 1)), (-1.0, ())]]))
+    state.primal_first = True
+    state.local_k = 3
+    inc = Incumbent()
+    v, _, _ = relax_mod.relax(state, inc, lp_polish=True, max_rounds=20)
+    assert abs(inc.score - -2.0) < 1e-9
+    assert state.local_cuts >= 1 and state.zero_half_cuts == 0 and np.any(state.mu > 0)
+    assert abs(v - -2.0) < 1e-7
+    assert abs(state.exact_value() - v) < 1e-9          # the folded scores carry the bound
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 11), st.integers(0, 10**6), st.sampled_from([3, 4]))
+def test_the_dual_with_local_cuts_in_every_root_round_agrees_with_the_dp(n, seed, k):
+    """The dual branch and bound with local cuts separated in every root round (tailing below
+    1% forced): the DP's optimum, and a root bound never below it."""
+    import lpbn.dual.relax as relax_mod
+    cache = random_cache(n, seed=seed, density=0.6, integer_scores=seed % 2 == 0)
+    want = lpbn.solve(cache, "dp").score
+    saved = relax_mod.tailing_off
+    relax_mod.tailing_off = _forced_local_tail
+    try:
+        got = lpbn.solve(cache, "dual", local_cuts=k)
+    finally:
+        relax_mod.tailing_off = saved
+    assert got.status == "optimal"
+    assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
+    root = got.stats.get("root_bound")
+    assert root is None or root >= want - 1e-6 * max(1.0, abs(want))
+
+
+def test_the_dual_rejects_a_bad_local_cuts_option():
+    cache = random_cache(5, seed=1)
+    for bad in (2, 5, True, "4"):
+        with pytest.raises(lpbn.InputError, match="local_cuts"):
+            lpbn.solve(cache, "dual", local_cuts=bad)

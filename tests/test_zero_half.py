@@ -160,7 +160,7 @@ def test_the_dual_takes_the_cut_with_its_lp_multiplier(zero_half, monkeypatch):
     import lpbn.dual.relax as relax_mod
     from lpbn.dual.state import DualState
     from lpbn.incumbent import Incumbent
-    monkeypatch.setattr(relax_mod, "tailing_off", lambda values, best, rounds=3: True)
+    monkeypatch.setattr(relax_mod, "tailing_off", lambda values, best, rounds=3, min_gap=0.01: True)
     state = DualState(_three_cycle())
     state.primal_first = True
     state.zero_half = zero_half
@@ -184,7 +184,7 @@ def test_dual_with_cuts_in_every_round_agrees_with_the_dp(n, seed):
     cache = random_cache(n, seed=seed, density=0.6, integer_scores=seed % 2 == 0)
     want = lpbn.solve(cache, "dp").score
     saved = relax_mod.tailing_off
-    relax_mod.tailing_off = lambda values, best, rounds=3: True
+    relax_mod.tailing_off = lambda values, best, rounds=3, min_gap=0.01: True
     try:
         got = lpbn.solve(cache, "dual")
     finally:

@@ -14,7 +14,8 @@ when the best decoded score meets the highest open bound.
 :meth:`BranchAndBound.run` returns the :class:`~lpbn.result.SolveResult`.  Beyond the paper,
 and each switched off by an option: the exact LP polish (``lp_polish``), edge branching at
 the LP point (``branching``, :mod:`lpbn.dual.branching`), k-cluster constraints (``k_max``),
-{0, 1/2}-cuts in the root as Lagrangian terms (``zero_half``, :meth:`DualState.add_cuts`), the
+{0, 1/2}-cuts and local cuts in the root as Lagrangian terms (``zero_half``, ``local_cuts``,
+:meth:`DualState.add_cuts`), the
 ordering-based incumbent search (``local_search``, :mod:`lpbn.dual.incumbent`) and
 reduced-cost fixing from the root's λ (``fixing``, :mod:`lpbn.dual.fixing`).
 """
@@ -130,6 +131,8 @@ class BranchAndBound:
         state.kcluster_rounds = opts.kcluster_rounds
         self.zero_half = (opts.zero_half == "auto" and opts.lp_polish != "off" and opts.primal_first
                           and not opts.certificate)
+        self.local_k = (int(opts.local_cuts) if opts.lp_polish != "off" and opts.primal_first
+                        and not opts.certificate else 0)
         self.pseudo = Pseudocosts(opts.strong_reliable) if opts.strong_reliable > 0 else None
         self.stats: dict[str, Any] = {"nodes": 0, "clusters": 0, "iterations": 0, "subgradient_steps": 0,
                                       "decodes": 0, "max_depth": 0, "pruned_candidates": self.orig.m - cache.m,
@@ -433,6 +436,7 @@ class BranchAndBound:
         state.k_max = self.k_max if is_root or opts.kcluster_nodes != "root" else 1
         state.kcluster_growth = is_root or opts.kcluster_nodes == "all"
         state.zero_half = self.zero_half and is_root
+        state.local_k = self.local_k if is_root else 0
         lp = getattr(state, "_lp", None)
         if node.basis is not None and lp is not None and hasattr(lp, "set_basis"):
             lp.set_basis(node.basis)
@@ -695,6 +699,7 @@ class BranchAndBound:
         stats.update(clusters=state.K, iterations=state.sweeps, subip_clusters=state.subip_clusters,
                      subgradient_steps=state.subgradient_steps, decodes=inc.offers,
                      kclusters=int(np.count_nonzero(state.ck > 1)), zero_half_cuts=state.zero_half_cuts,
+                     local_cuts=state.local_cuts,
                      lp_rows_pooled=int(getattr(getattr(state, "_lp", None), "dropped", 0)),
                      lp_columns_priced=int(getattr(getattr(state, "_lp", None), "priced", 0)))
         dag = None if inc.choice is None else dag_of(cache, inc.choice)

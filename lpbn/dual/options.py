@@ -96,6 +96,13 @@ class DualOptions:
         "the cut rows' duals in the polish LP (lpbn.dual.state.DualState.add_cuts).  connect4's "
         "root gap at 300 s: 4.1% without them, 1.5% with them.  'off': none.  Needs lp_polish and "
         "primal_first; off with certificate (the certificate format has no cut rows)."))
+    local_cuts: int = _opt(0, (
+        "Local cuts of 3 or 4 variables (lpbn.lp.local_cuts: rows of the k-variable "
+        "family-variable polytope, lifted) in the root, separated at the polished LP point once "
+        "the rounds tail off with a gap below the 1% where the k-clusters and {0, 1/2}-cuts stop "
+        "(with their own back-off); they enter the dual as the {0, 1/2}-cuts do.  0: none (the "
+        "default of the exact search, whose small caches close their gaps with branching); "
+        "asobs's dual bound takes 4.  Needs lp_polish and primal_first; off with certificate."))
     kcluster_nodes: str = _opt("binding", (
         "k-clusters below the root: 'binding' (over the binding clusters only), 'all' (also by "
         "greedy growth) or 'root' (not at all); found ones stay in the LP everywhere."))
@@ -157,6 +164,8 @@ class DualOptions:
             raise bad("kcluster_rounds", "one of " + ", ".join(map(repr, KCLUSTER_ROUNDS)))
         if self.zero_half not in ZERO_HALF:
             raise bad("zero_half", "one of " + ", ".join(map(repr, ZERO_HALF)))
+        if isinstance(self.local_cuts, bool) or self.local_cuts not in (0, 3, 4):
+            raise bad("local_cuts", "0, 3 or 4")
         if self.kcluster_nodes not in KCLUSTER_NODES:
             raise InputError(f"method 'dual': kcluster_nodes must be 'root', 'binding' or 'all', "
                              f"got {self.kcluster_nodes!r}")

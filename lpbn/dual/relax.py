@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..incumbent import Incumbent
-from ..lp.separation import tailing_off
+from ..lp.separation import LOCAL_TAIL_MIN_GAP, tailing_off
 from ..signals import pending
 from .state import DualState
 
@@ -151,7 +151,9 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             state.set_lambda(best_lam)
             new_from = state.K
             added = state.separate(deadline=deadline, tailing=tailing_off(bounds + [best_v], inc.score),
-                                   cut_tailing=tailing_off(bounds + [best_v], inc.score, CUT_TAIL_ROUNDS))
+                                   cut_tailing=tailing_off(bounds + [best_v], inc.score, CUT_TAIL_ROUNDS),
+                                   local_tailing=tailing_off(bounds + [best_v], inc.score, CUT_TAIL_ROUNDS,
+                                                             min_gap=LOCAL_TAIL_MIN_GAP))
             best_lam = state.lam.copy()
             st.added += added
         st.history.append((t, best_v, inc.score, state.K))

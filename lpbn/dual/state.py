@@ -65,6 +65,9 @@ class DualState:
         self.zero_half = False                # separate {0, 1/2}-cuts beside tailing rounds (needs the LP polish)
         self.zero_half_backoff = None         # TailBackoff of those attempts (created at the first)
         self.zero_half_cuts = 0               # cuts separated so far
+        self.local_k = 0                      # local cuts of this many variables (3 or 4; 0: none)
+        self.local_backoff = None             # TailBackoff of the local-cut attempts
+        self.local_cuts = 0                   # local cuts separated so far
         self.allowed = np.ones(cache.m, dtype=np.bool_)
         self.M = np.empty(self.n, dtype=np.float64)
         self.arg = np.empty(self.n, dtype=np.int64)
@@ -126,7 +129,8 @@ class DualState:
     #: settings and counters a restricted state carries over (see :meth:`restricted`)
     CARRIED = ("exact_separation", "subip_clusters", "separation_errors", "grow_seeds", "grow_skip_failed",
                "primal_first", "k_max", "kcluster_growth", "kcluster_rounds", "max_new", "round_sweeps", "sweeps",
-               "subgradient_steps", "zero_half", "zero_half_backoff", "zero_half_cuts")
+               "subgradient_steps", "zero_half", "zero_half_backoff", "zero_half_cuts", "local_k",
+               "local_backoff", "local_cuts")
 
     def restricted(self, keep: np.ndarray) -> DualState:
         """This state over the sub-cache of the ``keep`` candidates (``ScoreCache.select``):
@@ -300,14 +304,17 @@ class DualState:
 
     # ------------------------------------------------------------------ separation (§5.3)
     def separate(self, *, max_new: int | None = None, grow: bool = True, deadline: float = math.inf,
-                 max_fw: int = 400, tailing: bool = False, cut_tailing: bool = False) -> int:
+                 max_fw: int = 400, tailing: bool = False, cut_tailing: bool = False,
+                 local_tailing: bool = False) -> int:
         """Add violated clusters with positive gain: most violated cycles (eqs. 18-19),
         then, if none, greedily grown clusters (eq. 20); at most ``max_new`` (default
         ``self.max_new``).  With an LP point (``primal_first``), k-clusters up to ``k_max``
         too: once no cluster is violated, and as ``kcluster_rounds`` says also beside them
         (``"every"`` round, or ``"auto"``: when the caller's bound is ``tailing`` off), and
-        {0, 1/2}-cuts when it tails off over the longer window of ``cut_tailing``.
-        Returns how many were added."""
+        {0, 1/2}-cuts when it tails off over the longer window of ``cut_tailing``; local cuts
+        of ``local_k`` variables when it tails off below the 1% gap where those stop
+        (``local_tailing`` and not ``cut_tailing``), as in the HiGHS root
+        (:func:`lpbn.lp.cut_loop.cut_loop`).  Returns how many were added."""
         if max_new is None:
             max_new = self.max_new
         eta = self.eta
@@ -322,6 +329,10 @@ class DualState:
             if self.zero_half and self._zero_half_due(cut_tailing):
                 found = self._separate_zero_half(eta)
                 self.zero_half_backoff.found(found)
+                added += found
+            if self.local_k and local_tailing and not cut_tailing and self._local_due():
+                found = self._separate_local(eta)
+                self.local_backoff.found(found)
                 added += found
             if added == 0 and grow:
                 added = self._separate_grow(max_new, deadline)
@@ -360,6 +371,24 @@ class DualState:
             from ..lp.separation import TailBackoff
             self.zero_half_backoff = TailBackoff()
         return self.zero_half_backoff.due()
+
+    def _local_due(self) -> bool:
+        """Separate local cuts in this round (the back-off of :class:`lpbn.lp.separation.TailBackoff`)."""
+        if self.local_backoff is None:
+            from ..lp.separation import TailBackoff
+            self.local_backoff = TailBackoff()
+        return self.local_backoff.due()
+
+    def _separate_local(self, eta: np.ndarray) -> int:
+        """Local cuts violated at the LP point η (:mod:`lpbn.lp.local_cuts`: rows of the
+        family-variable polytope of ``local_k`` variables, lifted); they enter the dual as the
+        {0, 1/2}-cuts do, with fixed multipliers (:meth:`add_cuts`).  How many."""
+        from ..lp.local_cuts import local_cuts
+        if eta is None or not np.any(eta > 1e-9):
+            return 0
+        added = self.add_cuts(local_cuts(self.cache, eta, self.local_k))
+        self.local_cuts += added
+        return added
 
     def _separate_zero_half(self, eta: np.ndarray) -> int:
         """{0, 1/2}-Chvátal-Gomory cuts violated at the LP point η (:mod:`lpbn.lp.zero_half`,

@@ -18,6 +18,7 @@ from ..signals import pending
 from .exact_separation import SubIPStats, exact_clusters
 from .local_cuts import local_cuts
 from .separation import (
+    LOCAL_TAIL_MIN_GAP,
     VIOLATION_TOL,
     TailBackoff,
     cheap_clusters,
@@ -28,13 +29,6 @@ from .separation import (
     tailing_off,
 )
 from .zero_half import MIN_VIOLATION, zero_half_cuts
-
-#: Local cuts beside tailing cluster rounds once the gap is below TAIL_MIN_GAP (1%, where the
-#: k-clusters and {0, 1/2}-cuts stop: accidents' root tails off at 0.88% with cluster rounds
-#: that gain 11 in five minutes) and while it is above this share of the incumbent's score.
-#: Above 1% they stay out: on connect4 they slowed the k-clusters' and {0, 1/2}-cuts' rounds
-#: (gap 0.844% at 300 s against 0.696% without them).
-LOCAL_TAIL_MIN_GAP = 1e-4
 
 #: {0, 1/2}-cut passes with ``zero_half="slack"``: the zero-cost combinations first, then rows
 #: and columns within these slacks of tight / integral (:func:`lpbn.lp.zero_half.zero_half_cuts`),
