@@ -29,8 +29,10 @@ from .errors import InputError
 #: 0.2 s on the easy ones; hailfinder-5000 10 s vs 19 s); the HiGHS ILP beyond (pathfinder-5000,
 #: n = 109: 20 s vs 22 s; munin1-5000, n = 186: 43 s vs 75 s; results/dual/blip.md).
 #: Beyond that (results/scale/README.md, "Portfolio", 60 s on 2 cores), the HiGHS ILP for sparse caches
-#: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all: munin1
-#: optimal in 33 s, diabetes gap 0.048%, munin 0.31%), and otherwise ``asobs``, ASOBS beside the
+#: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all, up to
+#: AUTO_HIGHS_MAX_N variables: munin1 optimal in 33 s, diabetes gap 0.048%, munin 0.31%,
+#: moviereview 0.053% against asobs's 0.268%; at 2,000 variables the race's DAG was 8,300 below
+#: ASOBS's and its gap 2.0% against 0.93%, results/scale/README.md), and otherwise ``asobs``, ASOBS beside the
 #: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
 #: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
 #: HiGHS's 0.49%) and every cache with thousands of variables.
@@ -57,6 +59,7 @@ AUTO_DUAL_MAX_N = 100
 AUTO_DUAL_MAX_DENSITY = 500
 AUTO_HIGHS_MAX_DENSITY = 200
 AUTO_HIGHS_MAX_M = 250_000
+AUTO_HIGHS_MAX_N = 1500
 AUTO_LARGE_METHOD = "highs"
 AUTO_SCALE_METHOD = "asobs"
 AUTO_WIDE_RACE_METHODS = ("highs", "dual")
@@ -91,7 +94,8 @@ def auto_method(cache: ScoreCache) -> str:
     if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
         from .race import can_race
         return "race" if can_race() else "dual"
-    if n > AUTO_DUAL_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M:
+    if AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n \
+            and m <= AUTO_HIGHS_MAX_M:
         from .race import can_race
         return "race" if can_race() else AUTO_LARGE_METHOD
     return AUTO_SCALE_METHOD

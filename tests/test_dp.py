@@ -53,6 +53,8 @@ def test_auto_portfolio_by_size_and_density(instances, known_optima):
     from lpbn.testing import random_sparse_cache
     assert auto_method(random_sparse_cache(1500, (200, 300), 4, seed=1)) == "asobs"
     assert auto_method(random_sparse_cache(90, (600, 700), 4, seed=1)) == "asobs"
+    # sparse, but beyond the 1,500 variables where the race was measured ahead
+    assert auto_method(random_sparse_cache(2000, (60, 100), 4, seed=1)) == "asobs"
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
     assert r.method == "dual" and r.optimal

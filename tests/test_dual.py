@@ -181,6 +181,22 @@ def test_shared_exact_sample(shared):
             assert rel(r.score, v["optimum"]) <= TOL, relpath
 
 
+def test_local_search_defaults_by_size_and_is_checked():
+    """local_search: 0.05 up to LOCAL_SEARCH_MAX_N variables, off beyond (its climbs over
+    bitsets do not scale); a value given is kept; a bad one is one clear error."""
+    from types import SimpleNamespace
+    from lpbn.dual.bnb import LOCAL_SEARCH_MAX_N
+    from lpbn.dual.options import DualOptions
+    small = SimpleNamespace(n=LOCAL_SEARCH_MAX_N, m=10 * LOCAL_SEARCH_MAX_N)
+    big = SimpleNamespace(n=LOCAL_SEARCH_MAX_N + 1, m=10 * LOCAL_SEARCH_MAX_N)
+    assert DualOptions().resolved(small).local_search == 0.05
+    assert DualOptions().resolved(big).local_search == 0.0
+    assert DualOptions(local_search=0.2).resolved(big).local_search == 0.2
+    for bad in (-1.0, True, "x", float("inf")):
+        with pytest.raises(lpbn.InputError, match="local_search"):
+            lpbn.solve(random_cache(5, seed=1), "dual", local_search=bad)
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 9), seed=st.integers(0, 10_000), share=st.sampled_from([0.0, 0.2, 1.0]))
 def test_local_search_share_keeps_exactness(n, seed, share):

@@ -57,6 +57,11 @@ from .state import DualState
 
 #: Polish the dual LP exactly (HiGHS) only below this many candidate rows.
 POLISH_MAX_ROWS = 300_000
+#: The OBS incumbent search runs by default (``local_search`` 0.05) only up to this many
+#: variables: its climbs over bitsets cost O(n^2) words each, ~2 s at n = 1,001 but ~90 s at
+#: n = 2,000, where the race's dual spent 182 of its 300 s in the first search's two climbs
+#: (synthetic-2000, results/scale/README.md).
+LOCAL_SEARCH_MAX_N = 1500
 #: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
 OBS_CLIMBS_PER_SWEEP = 20
 #: A relaxation round (LP polish + separation) counts as this many CD sweeps of work.

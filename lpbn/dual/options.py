@@ -14,6 +14,7 @@ away: ``lp_polish=False`` (``"off"``; it also makes ``branching`` default to the
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -100,9 +101,9 @@ class DualOptions:
         "Local cuts of 3 or 4 variables (lpbn.lp.local_cuts: rows of the k-variable "
         "family-variable polytope, lifted) in the root, separated at the polished LP point once "
         "the rounds tail off with a gap below the 1% where the k-clusters and {0, 1/2}-cuts stop "
-        "(with their own back-off); they enter the dual as the {0, 1/2}-cuts do.  0: none (the "
-        "default of the exact search, whose small caches close their gaps with branching); "
-        "asobs's dual bound takes 4.  Needs lp_polish and primal_first; off with certificate."))
+        "(with their own back-off); they enter the dual as the {0, 1/2}-cuts do.  0: none (not "
+        "yet measured on the suites; the HiGHS root takes 4 as asobs's bound).  Needs lp_polish "
+        "and primal_first; off with certificate (the certificate format has no cut rows)."))
     kcluster_nodes: str = _opt("binding", (
         "k-clusters below the root: 'binding' (over the binding clusters only), 'all' (also by "
         "greedy growth) or 'root' (not at all); found ones stay in the LP everywhere."))
@@ -119,12 +120,14 @@ class DualOptions:
         "n // 2 beyond (results/scale/README.md)."))
     round_sweeps: int | None = _opt(None, (
         "CD sweeps per round without the LP polish.  Default: 200 up to SCALE_N variables, 10 beyond."))
-    local_search: float = _opt(0.05, (
+    local_search: float | None = _opt(None, (
         "Effort of the ordering-based local search that improves the incumbent from the "
         "min-regret decoded orders (§5.2; lpbn.dual.incumbent): local_search x "
         "OBS_CLIMBS_PER_SWEEP climbs per CD sweep of relaxation work, divided by the estimated "
         "climb cost, a tenth of that after OBS_IDLE_CLIMBS climbs in a row that did not improve "
-        "the incumbent (reproducible up to the time limit); 0 disables it.  It only offers DAGs."))
+        "the incumbent (reproducible up to the time limit); 0 disables it.  It only offers DAGs.  "
+        "Default: 0.05 up to LOCAL_SEARCH_MAX_N (1500) variables, 0 beyond (its climbs over "
+        "bitsets do not scale: on a 2,000-variable cache two climbs took 182 of 300 s)."))
     seed: int = _opt(0, "Seed of the local search.")
     incumbent: Any = _opt(None, (
         "A DAG to start from (a DAG over the cache's variables, every parent set a candidate), "
@@ -164,6 +167,9 @@ class DualOptions:
             raise bad("kcluster_rounds", "one of " + ", ".join(map(repr, KCLUSTER_ROUNDS)))
         if self.zero_half not in ZERO_HALF:
             raise bad("zero_half", "one of " + ", ".join(map(repr, ZERO_HALF)))
+        if self.local_search is not None and (isinstance(self.local_search, bool) or not isinstance(
+                self.local_search, (int, float)) or not 0 <= self.local_search < math.inf):
+            raise bad("local_search", "a non-negative number")
         if isinstance(self.local_cuts, bool) or self.local_cuts not in (0, 3, 4):
             raise bad("local_cuts", "0, 3 or 4")
         if self.kcluster_nodes not in KCLUSTER_NODES:
@@ -189,7 +195,7 @@ class DualOptions:
     def resolved(self, cache: Any) -> DualOptions:
         """A copy with every ``None`` default set for ``cache`` (the cache the branch and bound
         runs on, after ``prune``) and ``lp_polish`` one of ``"off"``, ``"root"``, ``"nodes"``."""
-        from .bnb import POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
+        from .bnb import LOCAL_SEARCH_MAX_N, POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
         lp_polish = self.lp_polish
         if lp_polish is None or lp_polish == "auto":
             lp_polish = "nodes" if cache.m <= POLISH_MAX_ROWS else "off"
@@ -208,7 +214,9 @@ class DualOptions:
             0 if primal_first else 5,
             separation_batch=int(self.separation_batch if self.separation_batch is not None else
                                  cache.n // 2 if big else 200),
-            round_sweeps=int(self.round_sweeps if self.round_sweeps is not None else 10 if big else 200))
+            round_sweeps=int(self.round_sweeps if self.round_sweeps is not None else 10 if big else 200),
+            local_search=float(self.local_search if self.local_search is not None else
+                               0.05 if cache.n <= LOCAL_SEARCH_MAX_N else 0.0))
 
     @classmethod
     def fields(cls) -> list[tuple[str, Any, str]]:
