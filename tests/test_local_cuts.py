@@ -134,26 +134,7 @@ def test_the_dual_takes_local_cuts_with_their_lp_multiplier(monkeypatch):
     assert abs(state.exact_value() - v) < 1e-9          # the folded scores carry the bound
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(4, 11), st.integers(0, 10**6), st.sampled_from([3, 4]))
-def test_the_dual_with_local_cuts_in_every_root_round_agrees_with_the_dp(n, seed, k):
-    """The dual branch and bound with local cuts separated in every root round (tailing below
-    1% forced): the DP's optimum, and a root bound never below it."""
-    import lpbn.dual.relax as relax_mod
-    cache = random_cache(n, seed=seed, density=0.6, integer_scores=seed % 2 == 0)
-    want = lpbn.solve(cache, "dp").score
-    saved = relax_mod.tailing_off
-    relax_mod.tailing_off = _forced_local_tail
-    try:
-        got = lpbn.solve(cache, "dual", local_cuts=k)
-    finally:
-        relax_mod.tailing_off = saved
-    assert got.status == "optimal"
-    assert abs(got.score - want) <= 1e-6 * max(1.0, abs(want))
-    root = got.stats.get("root_bound")
-    assert root is None or root >= want - 1e-6 * max(1.0, abs(want))
-
-
+# the dual with local cuts in every root round against the DP: tests/test_zero_half.py
 def test_the_dual_rejects_a_bad_local_cuts_option():
     cache = random_cache(5, seed=1)
     for bad in (2, 5, True, "4"):

@@ -175,18 +175,20 @@ def test_the_dual_takes_the_cut_with_its_lp_multiplier(zero_half, monkeypatch):
         assert abs(v - -1.5) < 1e-7 and not state.cuts
 
 
-@settings(max_examples=20, deadline=None)
-@given(st.integers(4, 11), st.integers(0, 10**6))
-def test_dual_with_cuts_in_every_round_agrees_with_the_dp(n, seed):
-    """The dual branch and bound with {0, 1/2}-cuts separated in every root round (tailing
-    forced): the same optimum as the DP, and the bound never below it."""
+@settings(max_examples=30, deadline=None)
+@given(st.integers(4, 11), st.integers(0, 10**6), st.sampled_from([0, 3, 4]))
+def test_dual_with_cuts_in_every_round_agrees_with_the_dp(n, seed, local):
+    """The dual branch and bound with {0, 1/2}-cuts (``local`` 0) or local cuts of ``local``
+    variables (lpbn.lp.local_cuts) separated in every root round (tailing forced, above or
+    below the 1% gap that separates the two): the same optimum as the DP, and the bound never
+    below it."""
     import lpbn.dual.relax as relax_mod
     cache = random_cache(n, seed=seed, density=0.6, integer_scores=seed % 2 == 0)
     want = lpbn.solve(cache, "dp").score
     saved = relax_mod.tailing_off
-    relax_mod.tailing_off = lambda values, best, rounds=3, min_gap=0.01: True
+    relax_mod.tailing_off = lambda values, best, rounds=3, min_gap=0.01: not local or min_gap < 0.01
     try:
-        got = lpbn.solve(cache, "dual")
+        got = lpbn.solve(cache, "dual", local_cuts=local)
     finally:
         relax_mod.tailing_off = saved
     assert got.status == "optimal"
