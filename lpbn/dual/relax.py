@@ -150,9 +150,10 @@ def relax(state: DualState, inc: Incumbent, *, separate: bool = True, tol: float
             # separate at the best λ so the gains refer to the bound we keep
             state.set_lambda(best_lam)
             new_from = state.K
-            added = state.separate(deadline=deadline, tailing=tailing_off(bounds + [best_v], inc.score),
-                                   cut_tailing=tailing_off(bounds + [best_v], inc.score, CUT_TAIL_ROUNDS),
-                                   local_tailing=tailing_off(bounds + [best_v], inc.score, CUT_TAIL_ROUNDS,
+            values = bounds + [best_v]
+            added = state.separate(deadline=deadline, tailing=tailing_off(values, inc.score),
+                                   cut_tailing=tailing_off(values, inc.score, CUT_TAIL_ROUNDS),
+                                   local_tailing=tailing_off(values, inc.score, CUT_TAIL_ROUNDS,
                                                              min_gap=LOCAL_TAIL_MIN_GAP))
             best_lam = state.lam.copy()
             st.added += added

@@ -330,7 +330,7 @@ class DualState:
                 found = self._separate_zero_half(eta)
                 self.zero_half_backoff.found(found)
                 added += found
-            if self.local_k and local_tailing and not cut_tailing and self._local_due():
+            if self.local_k and local_tailing and not cut_tailing and self._backoff("local_backoff").due():
                 found = self._separate_local(eta)
                 self.local_backoff.found(found)
                 added += found
@@ -355,10 +355,7 @@ class DualState:
             return True
         if self.kcluster_rounds != "auto" or not tailing:
             return False
-        if self.kcluster_backoff is None:
-            from ..lp.separation import TailBackoff
-            self.kcluster_backoff = TailBackoff()
-        return self.kcluster_backoff.due()
+        return self._backoff("kcluster_backoff").due()
 
     def _zero_half_due(self, tailing: bool) -> bool:
         """Separate {0, 1/2}-cuts in this round: when the bound is ``tailing`` off with a gap
@@ -367,17 +364,14 @@ class DualState:
         stalled round: on wdbc (root gap 0.1%) cuts there made the tree 23 -> 31 s."""
         if not tailing:
             return False
-        if self.zero_half_backoff is None:
-            from ..lp.separation import TailBackoff
-            self.zero_half_backoff = TailBackoff()
-        return self.zero_half_backoff.due()
+        return self._backoff("zero_half_backoff").due()
 
-    def _local_due(self) -> bool:
-        """Separate local cuts in this round (the back-off of :class:`lpbn.lp.separation.TailBackoff`)."""
-        if self.local_backoff is None:
+    def _backoff(self, name: str):
+        """The :class:`lpbn.lp.separation.TailBackoff` in attribute ``name`` (made at first use)."""
+        if getattr(self, name) is None:
             from ..lp.separation import TailBackoff
-            self.local_backoff = TailBackoff()
-        return self.local_backoff.due()
+            setattr(self, name, TailBackoff())
+        return getattr(self, name)
 
     def _separate_local(self, eta: np.ndarray) -> int:
         """Local cuts violated at the LP point η (:mod:`lpbn.lp.local_cuts`: rows of the

@@ -144,7 +144,7 @@ class _Budget:
 
 
 def _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
-                   trail, stall=None):
+                   trail, stall):
     if rule not in RULES:
         raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     if trail not in TRAILS:
@@ -186,8 +186,8 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     own best DAG's (``"asobs"``) or both in turn (``"both"``); see the module docstring.
     ``stall``: a chain whose base has not moved for this many of its restarts climbs again
     from a fresh random ordering (its next restart; the best DAG is kept; default
-    :data:`DEFAULT_STALL`; 0 or None: never).  The count is per chain and its base moves on OBS's trail as OBS's does, so
-    ASOBS on that trail stays never below OBS.
+    :data:`DEFAULT_STALL`; 0 or None: never).  The count is per chain and its base moves on
+    OBS's trail as OBS's does, so ASOBS on that trail stays never below OBS.
 
     Stops at ``time_limit`` seconds, after ``max_restarts`` restarts beyond the first, after
     ``patience`` restarts in a row without improvement, or when
@@ -276,7 +276,7 @@ def _begin(ws, ch: _Chain, start: str, best: Point | None, stop, stats) -> Point
 
 
 def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
-             control, stall=None) -> Point:
+             control, stall) -> Point:
     """One restart of chain ``ch`` from its base; returns the new best.
 
     A lifted chain runs an OBS restart, moves its base exactly as OBS's incumbent would, and
