@@ -13,7 +13,8 @@ time budget on two things (one after the other on one core; side by side on two,
    takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS), with the search's
    DAGs as its incumbents too and the local cuts of four variables in its root
    (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless ``dual_options`` says otherwise):
-   accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696% -> 0.610%).
+   accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696% -> 0.610%).  ``bound="auto"``
+   (the default) takes the one measured tighter for the cache's size (:func:`auto_bound`).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
 run side by side instead, each for the whole time: the dual in a forked process (which shares
@@ -58,26 +59,40 @@ DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: (results/scale/README.md, "The two LP bounds again"): the dual is tighter on plants, baudio,
 #: jester and bnetflix at 60 s (0.758 / 0.118 / 0.055 / 0.060% against 1.214 / 0.201 / 0.059 /
 #: 0.084%), HiGHS, whose root LP prices its columns, on accidents and connect4 at 300 s (0.755 /
-#: 0.765% against the dual's 0.72-0.88 / 0.85-0.92%).  Nothing known before the run tells the
-#: two groups apart, so the dual is the default.
+#: 0.765% against the dual's 0.72-0.88 / 0.85-0.92%).  Nothing known before the run tells
+#: those two groups of 69-126 variables apart; the number of variables does tell the dual from
+#: HiGHS beyond them (AUTO_BOUND_HIGHS_MIN_N below).
 LP_BOUNDS = ("dual", "highs")
-BOUNDS = LP_BOUNDS + ("trivial",)
+BOUNDS = LP_BOUNDS + ("auto", "trivial")
+#: ``bound="auto"`` takes the HiGHS ILP on caches of AUTO_BOUND_HIGHS_MIN_N to
+#: AUTO_BOUND_HIGHS_MAX_N variables with at most AUTO_BOUND_HIGHS_MAX_M candidates (after
+#: dominance pruning), the dual otherwise.  Beside ASOBS at 60 s on 2 cores
+#: (results/scale/README.md, "Which LP bound beside the search"): HiGHS is far tighter on every
+#: cache of 413-1,041 variables measured (nips 0.129% against the dual's 0.451%, moviereview
+#: 0.019% / 0.268%, diabetes 0.043% / 0.875%, pigs 0.108% / 0.201%, munin 0.118% / 0.230%),
+#: where the dual manages a handful of sweeps; up to 186 variables the dual is tighter on most
+#: (plants, baudio, jester, bnetflix, connect4, munin1 0.126% / 0.523%; HiGHS on accidents); at
+#: 2,000 variables (synthetic, 247,681 candidates) HiGHS's root did not get going in 300 s (gap
+#: 12.0% against the dual's 0.93%).  The lower threshold lies between the measured 186 and 413.
+AUTO_BOUND_HIGHS_MIN_N = 300
+AUTO_BOUND_HIGHS_MAX_N = 1500
+AUTO_BOUND_HIGHS_MAX_M = 250_000
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
                   "trail", "stall"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
-                    bound: Any = "dual", dual_options: dict[str, Any] | None = None,
+                    bound: Any = "auto", dual_options: dict[str, Any] | None = None,
                     parallel: bool | None = None, **search_options: Any) -> SolveResult:
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
     kick, kicks, window, trail, stall), ``dual_options`` to the bound's method (``bound``: ``"dual"``
-    or ``"highs"``)."""
+    or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
                          f"function of the cache, got {bound!r}")
-    if not (isinstance(bound, str) and bound in LP_BOUNDS):
+    if not (isinstance(bound, str) and bound in LP_BOUNDS + ("auto",)):
         return solve_ordering(cache, control, rule, bound=None if bound == "trivial" else bound, **search_options)
     try:
         share_ok = 0.0 < float(search_share) <= 1.0
@@ -88,6 +103,9 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     if dual_options is not None and not isinstance(dual_options, dict):
         raise InputError(f"method {rule!r}: dual_options must be a dict of options of method {bound!r}")
     cache = cache.prune_dominated()
+    chosen = auto_bound(cache) if bound == "auto" else bound
+    _check_bound_options(rule, bound, chosen, cache, dual_options or {})
+    bound = chosen
     trivial = trivial_bound(cache)
     control.improved(bound=trivial)
     if parallel is None:
@@ -115,6 +133,32 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     dag = search.dag(cache) if best_choice is search.choice else dag_of(cache, best_choice)
     return SolveResult(dag=dag, score=best, upper_bound=ub, status=status, method=rule, stats=stats,
                        message=message)
+
+
+def auto_bound(cache: ScoreCache) -> str:
+    """The LP bound ``bound="auto"`` runs beside the search on ``cache`` (see
+    AUTO_BOUND_HIGHS_MIN_N): ``"highs"`` or ``"dual"``."""
+    if AUTO_BOUND_HIGHS_MIN_N <= cache.n <= AUTO_BOUND_HIGHS_MAX_N and cache.m <= AUTO_BOUND_HIGHS_MAX_M:
+        return "highs"
+    return "dual"
+
+
+def _check_bound_options(rule, bound, chosen, cache, options) -> None:
+    """Refuse ``dual_options`` that the bound's method does not take, before it starts (beside
+    the search it runs in another process, where the error would only cost the bound)."""
+    if chosen == "highs":
+        from .highs.ilp import solve_highs
+        from .options import method_options
+        names = set(method_options(solve_highs)[0])
+    else:
+        import dataclasses
+        from .dual.options import DualOptions
+        names = {f.name for f in dataclasses.fields(DualOptions)}
+    unknown = sorted(set(options) - names)
+    if unknown:
+        why = f" (bound='auto' chose it for {cache.n} variables; set bound= to choose)" if bound == "auto" else ""
+        raise InputError(f"method {rule!r}: the bound's method {chosen!r} has no option(s) "
+                         f"{', '.join(unknown)} in dual_options{why}")
 
 
 def _search(cache, control, rule, share, options, watch=None, feed=None):
@@ -386,9 +430,10 @@ class CertifiedOptions:
                                  "restarts climbs again from a fresh random ordering (0: never)"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
-        ("bound", "dual", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
-                           "{0, 1/2}-cuts beside tailing cluster rounds), 'trivial', a number or a "
-                           "function of the cache giving a valid upper bound")),
+        ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
+                           "{0, 1/2}-cuts beside tailing cluster rounds), 'auto' (HiGHS from 300 to "
+                           "1,500 variables and 250,000 candidates, else the dual), 'trivial', a number "
+                           "or a function of the cache giving a valid upper bound")),
         ("dual_options", None, "options of the bound's method (see show_options('dual') or "
                                "show_options('highs'))"),
         ("parallel", None, "search and dual side by side on two cores (None: when available)"),
@@ -401,16 +446,16 @@ class CertifiedOptions:
 
 
 def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
-    """``method="asobs"``: ASOBS (Scanagatta et al. 2015, §4) plus the dual bound."""
+    """``method="asobs"``: ASOBS (Scanagatta et al. 2015, §4) plus an LP bound (:func:`auto_bound`)."""
     return solve_certified(cache, control, "asobs", **options)
 
 
 def solve_obs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:
-    """``method="obs"``: OBS (Teyssier & Koller 2005) plus the dual bound."""
+    """``method="obs"``: OBS (Teyssier & Koller 2005) plus an LP bound (:func:`auto_bound`)."""
     return solve_certified(cache, control, "obs", **options)
 
 
 solve_asobs.options_class = solve_obs.options_class = CertifiedOptions
 
 
-__all__ = ["solve_certified", "solve_asobs", "solve_obs", "SEARCH_SHARE"]
+__all__ = ["solve_certified", "solve_asobs", "solve_obs", "auto_bound", "SEARCH_SHARE"]

@@ -32,8 +32,8 @@ from .errors import InputError
 #: (at most AUTO_HIGHS_MAX_DENSITY candidates per variable and AUTO_HIGHS_MAX_M in all, up to
 #: AUTO_HIGHS_MAX_N variables: munin1 optimal in 33 s, diabetes gap 0.048%, munin 0.31%,
 #: moviereview 0.053% against asobs's 0.268%; at 2,000 variables the race's DAG was 8,300 below
-#: ASOBS's and its gap 2.0% against 0.93%, results/scale/README.md), and otherwise ``asobs``, ASOBS beside the
-#: dual bound (Scanagatta et al. 2015 with lpbn's certificate): the caches that independence
+#: ASOBS's and its gap 2.0% against 0.93%, results/scale/README.md), and otherwise ``asobs``, ASOBS beside an
+#: LP bound (Scanagatta et al. 2015 with lpbn's certificate; :func:`lpbn.certified.auto_bound`): the caches that independence
 #: selection writes (1,000 sets per variable; baudio: 0.16% against the dual's 0.22% and
 #: HiGHS's 0.49%) and every cache with thousands of variables.
 #: Up to AUTO_RACE_MAX_N variables (within the dual's density, and where the rule for ``bfbnb``

@@ -175,10 +175,10 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     method : str
         ``"dp"`` (subset DP, Silander & Myllymäki 2006), ``"dual"`` (Jaakkola et al. 2010),
         ``"highs"`` (ILP with cluster cuts), ``"pulp-cbc"``, ``"bfbnb"`` (Malone et al. 2011),
-        ``"obs"``/``"asobs"`` (ordering search with the dual bound, :mod:`lpbn.certified`),
+        ``"obs"``/``"asobs"`` (ordering search with an LP bound, :mod:`lpbn.certified`),
         ``"race"`` (the dual here and BFBnB in a second process, the first proof wins,
         :mod:`lpbn.race`), ``"brute"`` (tests only), or ``"auto"``: a portfolio by size and density
-        (DP, BFBnB, the race, the dual, the HiGHS ILP, ASOBS with the dual bound; see
+        (DP, BFBnB, the race, the dual, the HiGHS ILP, ASOBS with an LP bound; see
         :func:`lpbn.portfolio.auto_method`).
     time_limit, gap_limit, node_limit
         Stop early with the best DAG and bound so far (status says which limit).

@@ -43,9 +43,9 @@ METHODS = ("dp", "dual", "highs", "pulp-cbc", "bfbnb", "obs", "asobs", SCORING)
 #: (:func:`compile_ordering`), which obs and asobs need beside the dual's
 ORDERING = "ordering-kernels"
 #: what a unit waits for when compiling in parallel: units whose kernels it shares (the HiGHS
-#: ILP's LP rows and separation are the dual's; obs and asobs run the dual as their bound), so
-#: that no kernel compiles twice at once
-AFTER = {"highs": ("dual",), "obs": ("dual", ORDERING), "asobs": ("dual", ORDERING)}
+#: ILP's LP rows and separation are the dual's; obs and asobs run the dual or the ILP as their
+#: bound), so that no kernel compiles twice at once
+AFTER = {"highs": ("dual",), "obs": ("dual", "highs", ORDERING), "asobs": ("dual", "highs", ORDERING)}
 #: the order in which a free core takes the next unit that is ready (the longest first: the
 #: scoring kernels ~44 s, dual 17-23 s, the ordering kernels ~10 s, bfbnb 3 s, dp 2 s; the others
 #: load the shared kernels)
@@ -207,6 +207,8 @@ def _solve_small_caches(method: str) -> None:
         GeneralRows([(np.array([0]), np.array([1.0]), 1.0)]).activity(np.zeros(caches[2].m))
     if method == "highs":    # large caches' root LP: a restricted model (column generation)
         solve(caches[2], method, time_limit=limits[2], column_generation=True)
+    if method in ("obs", "asobs"):   # bound="auto" takes the ILP on mid-size caches
+        solve(caches[2], method, time_limit=limits[2], bound="highs", max_restarts=4)
 
 
 def _mark_warm(method: str) -> None:

@@ -34,7 +34,8 @@ def test_time_is_shared_and_status_is_honest(parallel):
     c = random_sparse_cache(400, (30, 80), 4, seed=2)
     r = lpbn.solve(c, "asobs", time_limit=4.0, parallel=parallel)
     assert r.status in ("time_limit", "optimal")
-    assert r.stats["bound_method"] == "dual" and r.stats["dual_status"] != "failed"
+    # bound="auto" (the default) takes the HiGHS ILP at 400 variables
+    assert r.stats["bound_method"] == "highs" and r.stats["dual_status"] != "failed"
     assert r.stats["search_share"] == (1.0 if parallel else 0.5)
     assert r.stats.get("parallel", False) == parallel
     assert r.upper_bound >= r.score and math.isfinite(r.gap)
@@ -93,6 +94,21 @@ def test_dual_accepts_an_incumbent_dag():
     bad = lpbn.DAG(c.names, [[1], [0]] + [[] for _ in range(7)])
     with pytest.raises(InputError):
         lpbn.solve(c, "dual", incumbent=bad)
+
+
+def test_auto_bound_by_size():
+    """bound="auto": the dual up to 299 variables and beyond 1,500 or 250,000 candidates, the
+    HiGHS ILP between (lpbn.certified.AUTO_BOUND_HIGHS_*); the option names are checked against
+    the method it chose."""
+    from lpbn.certified import auto_bound
+    assert auto_bound(random_sparse_cache(299, (2, 4), 2, seed=0)) == "dual"
+    assert auto_bound(random_sparse_cache(300, (2, 4), 2, seed=0)) == "highs"
+    assert auto_bound(random_sparse_cache(1501, (2, 4), 2, seed=0)) == "dual"
+    c = random_sparse_cache(320, (2, 4), 2, seed=1)
+    with pytest.raises(InputError, match="'highs' has no option.*local_search.*bound='auto' chose it"):
+        lpbn.solve(c, "asobs", max_restarts=1, dual_options={"local_search": 0.0})
+    r = lpbn.solve(c, "asobs", max_restarts=1, bound="dual", dual_options={"local_search": 0.0}, time_limit=5)
+    assert r.stats["bound_method"] == "dual"
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -1,14 +1,26 @@
-"""Plugin for the ``scale`` suite: ``asobs-dual`` and ``asobs-highs`` are method ``asobs`` under two
-names, so that one bench run compares the two LP bounds beside the same search on the same
-explored caches (the exploration is time-budgeted, so two runs do not see the same cache); the
-suite's ``[options.asobs-dual]`` / ``[options.asobs-highs]`` set ``bound``.  ``asobs-dual-local``
-is the dual bound with local cuts of four variables in its root (``dual_options={"local_cuts": 4}``).
+"""Plugin for the ``scale`` and ``large`` suites: ``asobs-dual`` and ``asobs-highs`` are method
+``asobs`` with its LP bound fixed (``bound="dual"`` / ``bound="highs"``, whatever ``bound="auto"``
+would choose), so that one bench run compares the two LP bounds beside the same search on the
+same caches (the exploration is time-budgeted, so two runs do not see the same cache).
+``asobs-dual-local`` is the dual bound with local cuts of four variables in its root
+(``dual_options={"local_cuts": 4}``).
 
     lpbn bench scale --plugin instances/suites/bound_methods.py --methods asobs-dual,asobs-highs
+    lpbn bench large --plugin instances/suites/bound_methods.py --methods auto,asobs-dual,asobs-highs
 """
 
 import lpbn
 from lpbn.certified import solve_asobs
+
+
+def solve_asobs_dual(cache, control, **options):
+    """``asobs`` beside the dual bound."""
+    return solve_asobs(cache, control, **{**options, "bound": "dual"})
+
+
+def solve_asobs_highs(cache, control, **options):
+    """``asobs`` beside the HiGHS ILP's bound."""
+    return solve_asobs(cache, control, **{**options, "bound": "highs"})
 
 
 def solve_asobs_dual_local(cache, control, **options):
@@ -17,6 +29,6 @@ def solve_asobs_dual_local(cache, control, **options):
     return solve_asobs(cache, control, **{**options, "bound": "dual", "dual_options": dual})
 
 
-lpbn.register_method("asobs-dual", "lpbn.certified:solve_asobs")
-lpbn.register_method("asobs-highs", "lpbn.certified:solve_asobs")
+lpbn.register_method("asobs-dual", solve_asobs_dual)
+lpbn.register_method("asobs-highs", solve_asobs_highs)
 lpbn.register_method("asobs-dual-local", solve_asobs_dual_local)

@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("--method", default="auto", choices=["auto", *registered_methods()],
                    help="auto = dp for n <= 20, bfbnb for dense caches with n <= 30, dual for "
                         "n <= 100 (at most 500 sets per variable), highs for sparse caches (at most 200 "
-                        "sets per variable, 250,000 in all), else asobs: ASOBS beside the dual bound "
+                        "sets per variable, 250,000 in all), else asobs: ASOBS beside an LP bound "
                         "(default: auto)")
     p.add_argument("--time-limit", type=float, metavar="S", help="stop after S seconds with the best so far")
     p.add_argument("--gap", type=float, metavar="G", dest="gap_limit",
