@@ -11,9 +11,10 @@ time budget on two things (one after the other on one core; side by side on two,
    every DAG of the cache (eq. 8 at any λ).  When the cache is small enough the dual's branch
    and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
    takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS), with the search's
-   DAGs as its incumbents too and the local cuts of four variables in its root
-   (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless ``dual_options`` says otherwise):
-   accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696% -> 0.610%).  ``bound="auto"``
+   DAGs as its incumbents too and, on dense caches (LOCAL_CUTS_MIN_DENSITY), the local cuts
+   of four variables in its root (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless
+   ``dual_options`` says otherwise): accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696%
+   -> 0.610%).  ``bound="auto"``
    (the default) takes the one measured tighter for the cache's size (:func:`auto_bound`).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
@@ -77,6 +78,13 @@ BOUNDS = LP_BOUNDS + ("auto", "trivial")
 AUTO_BOUND_HIGHS_MIN_N = 300
 AUTO_BOUND_HIGHS_MAX_N = 1500
 AUTO_BOUND_HIGHS_MAX_M = 250_000
+#: The HiGHS bound adds local cuts of four variables (``local_cuts=4``) on caches of at least
+#: this many candidates per variable: on the dense caches independence selection writes
+#: (accidents, connect4: ~850 per variable) they took the 300-s gap from 0.70% to 0.52-0.55%;
+#: on the sparse caches of 64-213 per variable the cluster rounds gain more in the same time
+#: (60 s beside ASOBS, without / with them: munin1-5000 optimal in 37 / 46 s, diabetes-5000 in
+#: 43 / 56 s, munin-5000 0.086% / 0.093%, nips 0.094% / 0.109%; moviereview 0.022% / 0.020%).
+LOCAL_CUTS_MIN_DENSITY = 500
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
                   "trail", "stall"}
 
@@ -202,10 +210,11 @@ def _solve_bound(cache, control, method, options, incumbent=None, feed=None) -> 
     DAG as its incumbent (``incumbent``, or polled from ``feed``)."""
     if method == "highs":
         from .highs.ilp import solve_highs
-        # as a bound the root's tightness is all that counts: the local cuts (see the module),
-        # let in by a gap measured against the search's DAG (its own incumbents are weaker)
+        # as a bound the root's tightness is all that counts: the local cuts on dense caches
+        # (LOCAL_CUTS_MIN_DENSITY), let in by a gap measured against the search's DAG (its own
+        # incumbents are weaker)
         return solve_highs(cache, control, prune=False, start=incumbent, incumbent_feed=feed,
-                           **{"local_cuts": 4, **options})
+                           **{"local_cuts": 4 if cache.m >= LOCAL_CUTS_MIN_DENSITY * cache.n else 0, **options})
     from .dual.solver import solve_dual
     opts = dict(options)
     if cache.n > DUAL_LOCAL_SEARCH_MAX_N or feed is not None:

@@ -4,6 +4,8 @@ and never combined by the {0, 1/2}-cut separation (whose parity needs integral r
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -71,27 +73,31 @@ def test_cuts_are_violated_at_the_point_and_valid_for_every_dag(k):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(n=st.integers(5, 10), seed=st.integers(0, 100_000), tail=st.sampled_from(["no", "local", "wide"]))
-def test_the_cut_loop_with_local_cuts_keeps_a_valid_bound(n, seed, tail):
+@given(n=st.integers(5, 10), seed=st.integers(0, 100_000), tail=st.sampled_from(["no", "local", "wide"]),
+       share=st.sampled_from([0.0, 0.25, math.inf]))
+def test_the_cut_loop_with_local_cuts_keeps_a_valid_bound(n, seed, tail, share):
     """cut_loop(local=4), with the cuts beside every round (the tail rule forced to see a gap
-    below 1%), or only when nothing else is violated (no tail, or a gap above 1%, where the
-    k-clusters and {0, 1/2}-cuts go instead), with the purge: the value stays above the
-    optimum, the books agree, and the {0, 1/2}-cuts never take a local cut's fractional row."""
+    below 1%) as far as their time share allows, or only when nothing else is violated (no
+    tail, or a gap above 1%, where the k-clusters and {0, 1/2}-cuts go instead), with the
+    purge: the value stays above the optimum, the books agree, and the {0, 1/2}-cuts never take
+    a local cut's fractional row."""
     import lpbn.lp.cut_loop as loop
     cache = random_cache(n, seed=seed, density=0.7, integer_scores=True).prune_dominated()
     want = lpbn.solve(cache, "dp").score
-    saved = loop.tailing_off
+    saved = loop.tailing_off, loop.LOCAL_TIME_SHARE
     if tail == "local":
         loop.tailing_off = lambda values, best, **kw: "min_gap" in kw
     elif tail == "wide":
         loop.tailing_off = lambda values, best, **kw: True
+    loop.LOCAL_TIME_SHARE = share
     try:
         model = EtaLP(cache)
         res = cut_loop(model, exact=True, zero_half="slack", k_max=3, best=lambda: want, local=4,
                        purge_every=2)
     finally:
-        loop.tailing_off = saved
+        loop.tailing_off, loop.LOCAL_TIME_SHARE = saved
     assert res.status == "optimal"
+    assert res.local_seconds > 0 or res.cuts_local == 0
     assert res.value >= want - 1e-6 * max(1.0, abs(want))
     assert len(model.cuts) == model.row_kind.count("local") + model.row_kind.count("zerohalf")
     for cols, coef, rhs in zero_half_cuts(cache, res.eta, model.clusters.bits, extra=model.cuts, slack=0.25):

@@ -448,7 +448,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
-                     cuts_root_local=root.cuts_local,
+                     cuts_root_local=root.cuts_local, local_seconds=round(root.local_seconds, 3),
                      root_complete=root.complete, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta

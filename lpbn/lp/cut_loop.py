@@ -19,6 +19,7 @@ from .exact_separation import SubIPStats, exact_clusters
 from .local_cuts import local_cuts
 from .separation import (
     LOCAL_TAIL_MIN_GAP,
+    LOCAL_TIME_SHARE,
     VIOLATION_TOL,
     TailBackoff,
     cheap_clusters,
@@ -59,6 +60,7 @@ class CutLoopResult:
     cuts_kcluster: int = 0
     cuts_purged: int = 0
     cuts_local: int = 0
+    local_seconds: float = 0.0
     subip: SubIPStats = field(default_factory=SubIPStats)
     seconds: float = 0.0
     values: list[float] = field(default_factory=list)
@@ -88,8 +90,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     separated again): dense cut rows slow every pivot of the later rounds.
     ``local=k`` (3 or 4) adds the local cuts of :mod:`lpbn.lp.local_cuts` (valid rows of the
     k-variable family polytope, lifted): beside tailing cluster rounds whose gap is between
-    LOCAL_TAIL_MIN_GAP and TAIL_MIN_GAP (with their own back-off), and when nothing else is
-    violated.
+    LOCAL_TAIL_MIN_GAP and TAIL_MIN_GAP (with their own back-off, and while their separation
+    has taken at most LOCAL_TIME_SHARE of the loop's time), and when nothing else is violated.
     With ``best`` (a function giving the incumbent's score), rounds whose cluster search never
     runs dry but tails off (:func:`~lpbn.lp.separation.tailing_off`) also get the k-cluster
     rows (``k_max`` >= 2) and the {0, 1/2}-cuts (``zero_half``) beside the clusters, each
@@ -150,10 +152,10 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
                     zero_half_backoff.found(new)
                     res.cuts_zero_half += new
             elif local and best is not None and tailing_off(res.values, best(), min_gap=LOCAL_TAIL_MIN_GAP) \
+                    and res.local_seconds <= LOCAL_TIME_SHARE * (time.perf_counter() - t0) \
                     and local_backoff.due():
-                new = _add_local(model, lp.eta, local)
+                new = _add_local(model, lp.eta, local, res)
                 local_backoff.found(new)
-                res.cuts_local += new
             continue
         if exact:
             budget = left()
@@ -173,8 +175,7 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
                 res.complete = False
                 continue
         if local:
-            added = _add_local(model, lp.eta, local)
-            res.cuts_local += added
+            added = _add_local(model, lp.eta, local, res)
             if added:
                 res.complete = False
                 continue
@@ -183,10 +184,14 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     return res
 
 
-def _add_local(model, eta: np.ndarray, k: int) -> int:
+def _add_local(model, eta: np.ndarray, k: int, res: CutLoopResult) -> int:
     """Add the local cuts of k variables violated at η (:func:`lpbn.lp.local_cuts.local_cuts`);
-    how many were new."""
-    return model.add_cuts(local_cuts(model.cache, eta, k), kind="local")
+    how many were new (counted, with the separation's seconds, in ``res``)."""
+    t = time.perf_counter()
+    added = model.add_cuts(local_cuts(model.cache, eta, k), kind="local")
+    res.cuts_local += added
+    res.local_seconds += time.perf_counter() - t
+    return added
 
 
 def _add_zero_half(model, eta: np.ndarray, zero_half: bool | str) -> int:
