@@ -50,7 +50,8 @@ from .errors import InputError
 #: before the rival starts; with one core, the dual.
 #: Beyond AUTO_DUAL_MAX_N variables, where the rule for the ILP applies, two cores race the ILP
 #: against the dual too (the dual's ordering search finds better DAGs early, the ILP's cuts
-#: prove: results/large/README.md); with one core, the ILP alone.
+#: prove: results/large/README.md) up to AUTO_SEARCH_HIGHS_MIN_N variables, and run ASOBS
+#: beside the ILP beyond; with one core, the ILP alone.
 AUTO_DP_MAX_N = 20
 AUTO_BFBNB_MAX_N = 30
 AUTO_BFBNB_MIN_DENSITY = 50
@@ -62,6 +63,14 @@ AUTO_HIGHS_MAX_M = 250_000
 AUTO_HIGHS_MAX_N = 1500
 AUTO_LARGE_METHOD = "highs"
 AUTO_SCALE_METHOD = "asobs"
+#: From AUTO_SEARCH_HIGHS_MIN_N variables in the ILP's range, two cores run ``asobs`` (ASOBS
+#: beside the HiGHS ILP as its bound, :func:`lpbn.certified.auto_bound`) instead of the race
+#: of the ILP against the dual: ASOBS's DAGs feed the ILP better than the dual's at that size
+#: (60 s, results/scale/README.md, "Which LP bound beside the search": diabetes-5000 optimal in
+#: 46 s against the race's 0.043% gap, pigs-5000 0.108% / 0.120%, munin-5000 0.087% / 0.089%,
+#: moviereview 0.040% / 0.050%); below it ``asobs``'s bound is the dual, and the race (the ILP)
+#: is ahead (munin1-5000, 186 variables: optimal in 40 s against asobs's 0.126%).
+AUTO_SEARCH_HIGHS_MIN_N = 300
 AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
 #: ``lpbn solve``), a sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
@@ -94,17 +103,25 @@ def auto_method(cache: ScoreCache) -> str:
     if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
         from .race import can_race
         return "race" if can_race() else "dual"
-    if AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n \
-            and m <= AUTO_HIGHS_MAX_M:
+    if in_ilp_range(cache):
         from .race import can_race
-        return "race" if can_race() else AUTO_LARGE_METHOD
+        if not can_race():
+            return AUTO_LARGE_METHOD
+        return AUTO_SCALE_METHOD if n >= AUTO_SEARCH_HIGHS_MIN_N else "race"
     return AUTO_SCALE_METHOD
 
 
+def in_ilp_range(cache: ScoreCache) -> bool:
+    """Whether ``cache`` is beyond the dual's range and sparse enough for the HiGHS ILP
+    (AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M)."""
+    n, m = cache.n, cache.m
+    return AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M
+
+
 def race_alone(cache: ScoreCache) -> str:
-    """Of the two methods ``auto`` races on ``cache``, the one it runs when a single method is
-    needed (options meant for one method, a certificate): the ILP beyond AUTO_DUAL_MAX_N
-    variables, else the dual."""
+    """Of the two methods ``auto`` races on ``cache`` (or, in the ILP's range, runs as
+    ``asobs``'s bound), the one it runs when a single exact method is needed (options meant for
+    one method, a certificate): the ILP beyond AUTO_DUAL_MAX_N variables, else the dual."""
     return AUTO_LARGE_METHOD if cache.n > AUTO_DUAL_MAX_N else "dual"
 
 

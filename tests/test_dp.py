@@ -55,6 +55,11 @@ def test_auto_portfolio_by_size_and_density(instances, known_optima):
     assert auto_method(random_sparse_cache(90, (600, 700), 4, seed=1)) == "asobs"
     # sparse, but beyond the 1,500 variables where the race was measured ahead
     assert auto_method(random_sparse_cache(2000, (60, 100), 4, seed=1)) == "asobs"
+    # sparse, from 300 variables: ASOBS beside the ILP (two cores), the ILP alone (one)
+    from lpbn.certified import auto_bound
+    mid = random_sparse_cache(400, (20, 40), 4, seed=1)
+    assert auto_method(mid) == ("asobs" if can_race() else "highs") and auto_bound(mid.prune_dominated()) == "highs"
+    assert auto_method(random_sparse_cache(299, (20, 40), 4, seed=1)) == ("race" if can_race() else "highs")
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
     assert r.method == "dual" and r.optimal

@@ -279,3 +279,18 @@ def test_check_states_which_comparisons_are_independent():
     assert rep.ok and "independence of the comparisons" in text
     assert "highs vs dp: independent" in text or "dp vs highs: independent" in text
     assert rep.to_dict()["independence"]
+
+
+def test_cli_certificate_with_auto_where_it_runs_asobs_beside_the_ilp(tmp_path):
+    """From 300 variables in the ILP's range auto runs ASOBS beside the HiGHS ILP (two cores);
+    --certificate takes the ILP alone there, which writes one."""
+    from lpbn.portfolio import in_ilp_range
+    from lpbn.testing import random_sparse_cache
+    cache = random_sparse_cache(320, (2, 4), 2, seed=3)
+    assert in_ilp_range(cache)
+    path, r, c = tmp_path / "mid.jkl", tmp_path / "r.json", tmp_path / "c.json"
+    lpbn.write_scores(cache, path)
+    assert main(["solve", str(path), "--time-limit", "60", "--format", "json", "-o", str(r),
+                 "--certificate", str(c)]) == 0
+    assert json.loads(r.read_text())["method"] == "highs"
+    assert main(["verify", str(path), str(r), str(c)]) == 0

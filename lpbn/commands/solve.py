@@ -24,7 +24,8 @@ def add_arguments(p) -> None:
     p.add_argument("--method", default="auto", choices=["auto", *registered_methods()],
                    help="auto = dp for n <= 20, bfbnb for dense caches with n <= 30, dual for "
                         "n <= 100 (at most 500 sets per variable), highs for sparse caches (at most 200 "
-                        "sets per variable, 250,000 in all), else asobs: ASOBS beside an LP bound "
+                        "sets per variable, 250,000 in all; from 300 variables beside asobs), else asobs: "
+                        "ASOBS beside an LP bound "
                         "(default: auto)")
     p.add_argument("--time-limit", type=float, metavar="S", help="stop after S seconds with the best so far")
     p.add_argument("--gap", type=float, metavar="G", dest="gap_limit",
@@ -189,13 +190,13 @@ def run(args) -> int:
     options, progress = _method_options(args)
     if getattr(args, "certificate", None):
         from ..certificate import certify_options
-        from ..portfolio import race_alone
+        from ..portfolio import in_ilp_range, race_alone
         from ..solve import auto_method
         if constraints is not None:
             raise InputError("--certificate: certificates of constrained solves are not supported")
         method = auto_method(cache) if args.method == "auto" else args.method
-        if method == "race" and args.method == "auto":
-            method = race_alone(cache)       # of the two it races, one writes a certificate
+        if args.method == "auto" and (method == "race" or (method == "asobs" and in_ilp_range(cache))):
+            method = race_alone(cache)       # of the two it runs, the exact one writes a certificate
         if method not in ("dual", "highs"):
             raise InputError("--certificate needs --method dual or highs ("
                              + (f"auto picks {method} here, which" if args.method == "auto" else method)
