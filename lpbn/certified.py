@@ -69,12 +69,14 @@ BOUNDS = LP_BOUNDS + ("auto", "trivial")
 #: AUTO_BOUND_HIGHS_MAX_N variables with at most AUTO_BOUND_HIGHS_MAX_M candidates (after
 #: dominance pruning), the dual otherwise.  Beside ASOBS at 60 s on 2 cores
 #: (results/scale/README.md, "Which LP bound beside the search"): HiGHS is far tighter on every
-#: cache of 413-1,041 variables measured (nips 0.129% against the dual's 0.451%, moviereview
-#: 0.019% / 0.268%, diabetes 0.043% / 0.875%, pigs 0.108% / 0.201%, munin 0.118% / 0.230%),
-#: where the dual manages a handful of sweeps; up to 186 variables the dual is tighter on most
-#: (plants, baudio, jester, bnetflix, connect4, munin1 0.126% / 0.523%; HiGHS on accidents); at
-#: 2,000 variables (synthetic, 247,681 candidates) HiGHS's root did not get going in 300 s (gap
-#: 12.0% against the dual's 0.93%).  The lower threshold lies between the measured 186 and 413.
+#: cache of 413-1,041 variables measured (nips 0.085% against the dual's 0.435%, moviereview
+#: 0.024% / 0.279%, diabetes-5000 optimal in 46 s / 0.878%, pigs-5000 0.108% / 0.201%,
+#: munin-5000 0.087% / 0.229%), where the dual manages a handful of sweeps; on the dense caches
+#: of 69-126 variables the dual is tighter at 60 s on five of six (HiGHS on accidents; on
+#: accidents and connect4 at 300 s); at 2,000 variables (synthetic, 247,681 candidates) HiGHS's
+#: root did not get going in 300 s (gap 12.0% against the dual's 0.93%).  Between 126 and 413
+#: one cache was measured, munin1-5000 (186): HiGHS optimal in 39 s, the dual 0.126%; the
+#: threshold stays above it until more caches of that size are.
 AUTO_BOUND_HIGHS_MIN_N = 300
 AUTO_BOUND_HIGHS_MAX_N = 1500
 AUTO_BOUND_HIGHS_MAX_M = 250_000
