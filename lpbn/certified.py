@@ -60,24 +60,23 @@ DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: (results/scale/README.md, "The two LP bounds again"): the dual is tighter on plants, baudio,
 #: jester and bnetflix at 60 s (0.758 / 0.118 / 0.055 / 0.060% against 1.214 / 0.201 / 0.059 /
 #: 0.084%), HiGHS, whose root LP prices its columns, on accidents and connect4 at 300 s (0.755 /
-#: 0.765% against the dual's 0.72-0.88 / 0.85-0.92%).  Nothing known before the run tells
-#: those two groups of 69-126 variables apart; the number of variables does tell the dual from
-#: HiGHS beyond them (AUTO_BOUND_HIGHS_MIN_N below).
+#: 0.765% against the dual's 0.72-0.88 / 0.85-0.92%).  Since the HiGHS root caps its local
+#: cuts, it is also the tighter on those two at 60 s; the number of variables tells the two
+#: bounds apart (AUTO_BOUND_HIGHS_MIN_N below).
 LP_BOUNDS = ("dual", "highs")
 BOUNDS = LP_BOUNDS + ("auto", "trivial")
 #: ``bound="auto"`` takes the HiGHS ILP on caches of AUTO_BOUND_HIGHS_MIN_N to
 #: AUTO_BOUND_HIGHS_MAX_N variables with at most AUTO_BOUND_HIGHS_MAX_M candidates (after
 #: dominance pruning), the dual otherwise.  Beside ASOBS at 60 s on 2 cores
-#: (results/scale/README.md, "Which LP bound beside the search"): HiGHS is far tighter on every
-#: cache of 413-1,041 variables measured (nips 0.085% against the dual's 0.435%, moviereview
+#: (results/scale/README.md, "Which LP bound beside the search"): HiGHS is tighter on every
+#: cache of 111-1,041 variables measured (accidents 0.664% against the dual's 1.240%, connect4
+#: 1.815% / 2.327%, munin1-5000 optimal in 39 s / 0.126%, nips 0.085% / 0.435%, moviereview
 #: 0.024% / 0.279%, diabetes-5000 optimal in 46 s / 0.878%, pigs-5000 0.108% / 0.201%,
-#: munin-5000 0.087% / 0.229%), where the dual manages a handful of sweeps; on the dense caches
-#: of 69-126 variables the dual is tighter at 60 s on five of six (HiGHS on accidents; on
-#: accidents and connect4 at 300 s); at 2,000 variables (synthetic, 247,681 candidates) HiGHS's
-#: root did not get going in 300 s (gap 12.0% against the dual's 0.93%).  Between 126 and 413
-#: one cache was measured, munin1-5000 (186): HiGHS optimal in 39 s, the dual 0.126%; the
-#: threshold stays above it until more caches of that size are.
-AUTO_BOUND_HIGHS_MIN_N = 300
+#: munin-5000 0.087% / 0.229%; at 500-1,000 variables the dual manages a handful of sweeps), the
+#: dual on the four caches of 69-100 variables (plants, baudio, jester, bnetflix: e.g. baudio
+#: 0.150% / 0.284%); at 2,000 variables (synthetic, 247,681 candidates) HiGHS's root did not get
+#: going in 300 s (gap 12.0% against the dual's 0.93%).
+AUTO_BOUND_HIGHS_MIN_N = 101
 AUTO_BOUND_HIGHS_MAX_N = 1500
 AUTO_BOUND_HIGHS_MAX_M = 250_000
 #: The HiGHS bound adds local cuts of four variables (``local_cuts=4``) on caches of at least
@@ -442,7 +441,7 @@ class CertifiedOptions:
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
         ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
-                           "{0, 1/2}-cuts beside tailing cluster rounds), 'auto' (HiGHS from 300 to "
+                           "{0, 1/2}-cuts beside tailing cluster rounds), 'auto' (HiGHS from 101 to "
                            "1,500 variables and 250,000 candidates, else the dual), 'trivial', a number "
                            "or a function of the cache giving a valid upper bound")),
         ("dual_options", None, "options of the bound's method (see show_options('dual') or "

@@ -68,8 +68,9 @@ AUTO_SCALE_METHOD = "asobs"
 #: of the ILP against the dual: ASOBS's DAGs feed the ILP better than the dual's at that size
 #: (60 s, results/scale/README.md, "Which LP bound beside the search": diabetes-5000 optimal in
 #: 46 s against the race's 0.043% gap, pigs-5000 0.108% / 0.120%, munin-5000 0.087% / 0.089%,
-#: moviereview 0.040% / 0.050%); below it ``asobs``'s bound is the dual, and the race (the ILP)
-#: is ahead (munin1-5000, 186 variables: optimal in 40 s against asobs's 0.126%).
+#: moviereview 0.024-0.040% / 0.050%); below it the race stays, where its dual still proves
+#: caches near 100 variables on its own (pathfinder-5000) and on munin1-5000 (186 variables) the
+#: two are level (optimal in 40.0 s by the race's ILP, 38.7 s by ASOBS beside the ILP).
 AUTO_SEARCH_HIGHS_MIN_N = 300
 AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh

@@ -97,12 +97,12 @@ def test_dual_accepts_an_incumbent_dag():
 
 
 def test_auto_bound_by_size():
-    """bound="auto": the dual up to 299 variables and beyond 1,500 or 250,000 candidates, the
+    """bound="auto": the dual up to 100 variables and beyond 1,500 or 250,000 candidates, the
     HiGHS ILP between (lpbn.certified.AUTO_BOUND_HIGHS_*); the option names are checked against
     the method it chose."""
     from lpbn.certified import auto_bound
-    assert auto_bound(random_sparse_cache(299, (2, 4), 2, seed=0)) == "dual"
-    assert auto_bound(random_sparse_cache(300, (2, 4), 2, seed=0)) == "highs"
+    assert auto_bound(random_sparse_cache(100, (2, 4), 2, seed=0)) == "dual"
+    assert auto_bound(random_sparse_cache(101, (2, 4), 2, seed=0)) == "highs"
     assert auto_bound(random_sparse_cache(1501, (2, 4), 2, seed=0)) == "dual"
     c = random_sparse_cache(320, (2, 4), 2, seed=1)
     with pytest.raises(InputError, match="'highs' has no option.*local_search.*bound='auto' chose it"):
