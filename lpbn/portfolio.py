@@ -68,9 +68,10 @@ AUTO_SCALE_METHOD = "asobs"
 #: of the ILP against the dual: ASOBS's DAGs feed the ILP better than the dual's at that size
 #: (60 s, results/scale/README.md, "Which LP bound beside the search": diabetes-5000 optimal in
 #: 46 s against the race's 0.043% gap, pigs-5000 0.108% / 0.120%, munin-5000 0.087% / 0.089%,
-#: moviereview 0.024-0.040% / 0.050%); below it the race stays, where its dual still proves
-#: caches near 100 variables on its own (pathfinder-5000) and on munin1-5000 (186 variables) the
-#: two are level (optimal in 40.0 s by the race's ILP, 38.7 s by ASOBS beside the ILP).
+#: moviereview 0.024-0.040% / 0.050%); below it the race stays: its dual sometimes proves
+#: first near 100 variables (pathfinder-5000 in idle60/ and final60/ of results/large), and on
+#: munin1-5000 (186 variables) the two are level (optimal in 40.0 s by the race's ILP, 38.7 s
+#: by ASOBS beside the ILP).
 AUTO_SEARCH_HIGHS_MIN_N = 300
 AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
