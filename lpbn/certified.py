@@ -153,21 +153,22 @@ def auto_bound(cache: ScoreCache) -> str:
 
 
 def _check_bound_options(rule, bound, chosen, cache, options) -> None:
-    """Refuse ``dual_options`` that the bound's method does not take, before it starts (beside
-    the search it runs in another process, where the error would only cost the bound)."""
+    """Refuse ``dual_options`` that the bound's method does not take (:func:`lpbn.options.check_options`),
+    before it starts: beside the search it runs in another process, where the error would only
+    cost the bound."""
+    from .options import check_options, method_options
     if chosen == "highs":
-        from .highs.ilp import solve_highs
-        from .options import method_options
-        names = set(method_options(solve_highs)[0])
+        from .highs.ilp import solve_highs as fn
     else:
-        import dataclasses
-        from .dual.options import DualOptions
-        names = {f.name for f in dataclasses.fields(DualOptions)}
-    unknown = sorted(set(options) - names)
-    if unknown:
+        from .dual.solver import solve_dual as fn
+    try:
+        unknown = sorted(set(options) - set(method_options(fn)[0]))   # the ILP takes **unknown
+        if unknown:
+            raise InputError(f"method {chosen!r} has no option(s) {', '.join(unknown)}")
+        check_options(chosen, fn, options)
+    except InputError as exc:
         why = f" (bound='auto' chose it for {cache.n} variables; set bound= to choose)" if bound == "auto" else ""
-        raise InputError(f"method {rule!r}: the bound's method {chosen!r} has no option(s) "
-                         f"{', '.join(unknown)} in dual_options{why}")
+        raise InputError(f"method {rule!r}, dual_options: {exc}{why}") from None
 
 
 def _search(cache, control, rule, share, options, watch=None, feed=None):
