@@ -39,6 +39,10 @@ def test_twins_return_what_the_kernels_return(n, seed):
     for got, want in zip(nk.cluster_rows_csr(c.masks, c.family, clusters, ks),
                          kernels.cluster_rows_csr(c.bits, c.family, clusters, ks)):
         assert np.array_equal(got, want)
+    # over a whole cache, by its variables' candidate ranges: the same rows
+    for got, want in zip(kernels.cluster_rows_by_variable(c.bits, c.offsets, clusters, ks),
+                         kernels.cluster_rows_csr(c.bits, c.family, clusters, ks)):
+        assert np.array_equal(got, want)
     # the activity at a sparse point (support only) and the rows' own sums agree
     ptr, idx = kernels.cluster_rows_csr(c.bits, c.family, clusters, ks)
     rows_sum = np.array([eta[idx[ptr[r]:ptr[r + 1]]].sum() for r in range(len(ks))])

@@ -82,8 +82,8 @@ def cluster_rows_csr(cache: ScoreCache, clusters: np.ndarray,
     ks = np.ones(len(clusters), dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
     if use_numpy(cache.n):
         return numpy_kernels.cluster_rows_csr(cache.masks, cache.family, clusters, ks)
-    from .kernels import cluster_rows_csr as kernel
-    return kernel(cache.bits, cache.family, clusters, ks)
+    from .kernels import cluster_rows_by_variable
+    return cluster_rows_by_variable(cache.bits, cache.offsets, clusters, ks)
 
 
 def cluster_rows_on(cache: ScoreCache, clusters: np.ndarray, cols: np.ndarray,

@@ -54,6 +54,40 @@ def cluster_rows_csr(bits, family, clusters, ks):
 
 
 @numba.njit(cache=True)
+def cluster_rows_by_variable(bits, offsets, clusters, ks):
+    """:func:`cluster_rows_csr` over a whole cache, whose candidates are grouped by variable
+    (``offsets``): the same rows.  Only the members' candidate ranges ``offsets[i]:offsets[i + 1]`` are read (a
+    scan of all m candidates per row took 5.7 of connect4's 60 s root in its {0, 1/2}-cuts)."""
+    K = clusters.shape[0]
+    n = offsets.shape[0] - 1
+    ptr = np.zeros(K + 1, dtype=np.int64)
+    buf = np.empty(max(1, bits.shape[0]), dtype=np.int64)
+    chunks = []
+    for c in range(K):
+        n_row = 0
+        limit = ks[c]
+        for i in range(n):
+            if not bs.has_bit(clusters[c], i):
+                continue
+            for j in range(offsets[i], offsets[i + 1]):
+                inside = 0
+                for w in range(clusters.shape[1]):
+                    x = bits[j, w] & clusters[c, w]
+                    while x and inside < limit:
+                        x &= x - np.uint64(1)
+                        inside += 1
+                if inside < limit:
+                    buf[n_row] = j
+                    n_row += 1
+        chunks.append(buf[:n_row].copy())
+        ptr[c + 1] = ptr[c] + n_row
+    idx = np.empty(ptr[K], dtype=np.int64)
+    for c in range(K):
+        idx[ptr[c]:ptr[c + 1]] = chunks[c]
+    return ptr, idx
+
+
+@numba.njit(cache=True)
 def sparse_activity(bits, family, eta, clusters, ks):
     """Σ of η over the rows of :func:`cluster_rows_csr` at a sparse point: ``bits``,
     ``family`` and ``eta`` are those of the support's candidates only."""
