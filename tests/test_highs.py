@@ -511,6 +511,47 @@ def test_highs_with_column_generation_equals_dp(n, seed, density):
     assert close(cache.dag_score(r.dag.parents), r.score)
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 7), seed=st.integers(0, 100_000), price=st.booleans())
+def test_purged_cluster_rows_leave_p_cluster_and_come_back(n, seed, price):
+    """Deleting the (k-)cluster rows slack at every LP point (purge_clusters=1, one check)
+    still ends the exact cut loop at P_cluster; the model's books follow its rows, and
+    restore_purged puts every purged row back."""
+    cache = random_cache(n, seed=seed, density=0.9).prune_dominated()
+    full = EtaLP(cache, all_clusters(n)).solve_lp().value
+    model = EtaLP(cache, price=price, columns=EtaLP.start_columns(cache, 2) if price else None)
+    purged = []
+    real = model.purge_clusters
+    model.purge_clusters = lambda: purged.append(real(checks=1)) or purged[-1]
+    model.add_kclusters(all_clusters(n)[:3], np.full(3, 2))
+    res = cut_loop(model, mode="clusters", exact=True, purge_clusters=1)
+    assert res.complete and close(res.value, full), (res.value, full)
+    assert res.clusters_purged == sum(purged)
+    kinds = np.array(model.row_kind)
+    assert np.count_nonzero(kinds == "cluster") == len(model.clusters)
+    assert np.count_nonzero(kinds == "kcluster") == len(model.kclusters) == sum(len(k) for k in model._ks)
+    before = len(model.clusters) + len(model.kclusters)
+    back = model.restore_purged()
+    assert len(model.clusters) + len(model.kclusters) == before + back
+    assert back <= res.clusters_purged
+    assert close(model.solve_lp().value, full)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 9), seed=st.integers(0, 100_000))
+def test_highs_purging_at_every_point_equals_dp(n, seed):
+    """The ILP whose priced root purges slack cluster rows at every LP point (and restores
+    them before the MIP) still proves the DP's optimum."""
+    import lpbn.highs.ilp as ilp
+    cache = random_cache(n, seed=seed, density=0.9)
+    dp = lpbn.solve(cache, method="dp")
+    with mock.patch.object(ilp, "PURGE_CLUSTERS_EVERY", 1), mock.patch.object(ilp, "PURGE_CLUSTERS_MIN_DENSITY", 0):
+        r = lpbn.solve(cache, method="highs", column_generation=True)
+    assert r.stats["clusters_root_purged"] >= 0
+    assert r.status == "optimal" and close(r.score, dp.score), (r.score, dp.score)
+    assert close(cache.dag_score(r.dag.parents), r.score)
+
+
 def test_highs_out_of_memory_in_the_mip_is_stated(monkeypatch):
     """HiGHS's memory-limit status in the MIP ends the solve as ``memory_limit`` with the best
     DAG and a valid bound so far (not as an interruption)."""

@@ -60,6 +60,18 @@ class ClusterFamily:
         self._bits = np.vstack([self._bits, words[None, :]])
         return True
 
+    def drop(self, gone: np.ndarray) -> np.ndarray:
+        """Remove the clusters at positions ``gone`` (the others keep their order); they may be
+        added again later.  Returns their bitsets."""
+        gone = np.asarray(gone, dtype=np.int64)
+        out = self._bits[gone]
+        for row in out:
+            self._keys.discard(row.tobytes())
+        keep = np.ones(len(self), dtype=bool)
+        keep[gone] = False
+        self._bits = self._bits[keep]
+        return out
+
     def members(self, k: int) -> list[int]:
         return bs.from_bitset(self._bits[k])
 

@@ -59,6 +59,7 @@ class CutLoopResult:
     cuts_zero_half: int = 0
     cuts_kcluster: int = 0
     cuts_purged: int = 0
+    clusters_purged: int = 0
     cuts_local: int = 0
     local_seconds: float = 0.0
     subip: SubIPStats = field(default_factory=SubIPStats)
@@ -70,7 +71,7 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
              time_limit: float | None = None, max_rounds: int | None = None,
              subip_time: float | None = None, on_bound=None, grow: bool = True,
              zero_half: bool | str = False, k_max: int = 1, best=None,
-             purge_every: int = 0, local: int = 0) -> CutLoopResult:
+             purge_every: int = 0, local: int = 0, purge_clusters: int = 0) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -88,6 +89,9 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     ``purge_every=k`` deletes the {0, 1/2}-cuts slack at every k-th LP point
     (:meth:`~lpbn.lp.model.EtaLP.purge_cuts`; the point stays optimal, and a purged cut may be
     separated again): dense cut rows slow every pivot of the later rounds.
+    ``purge_clusters=k`` deletes, at every k-th LP point, the cluster and k-cluster rows that
+    were slack there and at the check before (:meth:`~lpbn.lp.model.EtaLP.purge_clusters`;
+    the caller restores them with :meth:`~lpbn.lp.model.EtaLP.restore_purged` before an ILP).
     ``local=k`` (3 or 4) adds the local cuts of :mod:`lpbn.lp.local_cuts` (valid rows of the
     k-variable family polytope, lifted): beside tailing cluster rounds whose gap is between
     LOCAL_TAIL_MIN_GAP and TAIL_MIN_GAP (with their own back-off, and while their separation
@@ -120,6 +124,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         res.values.append(lp.value)
         if purge_every and res.rounds % purge_every == 0:
             res.cuts_purged += model.purge_cuts(lp.eta)
+        if purge_clusters and res.rounds % purge_clusters == 0:
+            res.clusters_purged += model.purge_clusters()
         if on_bound is not None:
             on_bound(lp.value, lp.eta)
         if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
