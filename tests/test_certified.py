@@ -56,6 +56,31 @@ def test_side_by_side_with_dags_larger_than_a_pipe_buffer():
     assert r.upper_bound >= r.score and r.dag.is_acyclic()
 
 
+def test_a_late_bound_process_is_asked_for_its_bound_so_far(monkeypatch):
+    """A bound process still busy past the time limit gets a stop request and answers with
+    its bound so far (the dual on synthetic-2000 overran by over 10 s and its bound was lost)."""
+    import time
+
+    from lpbn import certified, signals
+    from lpbn.result import SolveResult
+    c = random_cache(8, seed=1, density=0.6)
+    ub = trivial_bound(c.prune_dominated())
+
+    def deaf(cache, control, method, options, incumbent=None, feed=None):
+        t0 = time.monotonic()
+        while signals.pending() is None and time.monotonic() - t0 < 60:   # ignores its limit
+            time.sleep(0.01)
+        return SolveResult(dag=None, score=-math.inf, upper_bound=ub - 1e-3, status="interrupted",
+                           method="dual", stats={"heard": signals.pending() is not None})
+
+    monkeypatch.setattr(certified, "_solve_bound", deaf)
+    t0 = time.monotonic()
+    r = lpbn.solve(c, "asobs", time_limit=1.0, bound="dual", parallel=True)
+    assert time.monotonic() - t0 < 1.0 + certified.BOUND_LATE + 5.0
+    assert r.stats["dual_status"] == "interrupted" and r.stats["dual"]["heard"]
+    assert r.upper_bound == pytest.approx(max(ub - 1e-3, r.score))
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_highs_bound(parallel):
     """bound="highs": the HiGHS ILP instead of the dual gives the bound (and closes small caches)."""
