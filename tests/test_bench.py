@@ -249,6 +249,18 @@ def test_tiny_suite_with_dp_writes_tables(tiny_suite, tmp_path, monkeypatch):
     assert (stamped[0] / "summary.md").read_text() == summary
 
 
+def test_workers_run_the_lpbn_of_the_harness_not_one_in_the_current_folder(tiny_suite, tmp_path, monkeypatch):
+    """A bench started inside another checkout (an ``lpbn`` folder in the current directory)
+    still measures the lpbn that runs the bench."""
+    (tmp_path / "lpbn").mkdir()
+    (tmp_path / "lpbn" / "__init__.py").write_text("raise ImportError('the wrong lpbn')\n")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "res"
+    assert main(["bench", str(tiny_suite), "--methods", "dp", "--instances", "iris", "--no-warmup",
+                 "--no-plots", "-o", str(out), "-q"]) == 0
+    assert {r["status"] for r in _rows(out, "tiny")} == {"optimal"}
+
+
 def test_planted_wrong_optimum_fails_loudly(tiny_suite, tmp_path, fakes, capsys):
     out = tmp_path / "res"
     rc = main(["bench", str(tiny_suite), "--methods", "dp,liar,inflater", "--plugin", fakes,

@@ -26,9 +26,12 @@ _MEMORY_HINTS = ("MemoryError", "bad_alloc", "Cannot allocate memory", "out of m
 
 #: Runs lpbn/bench/worker.py without importing the lpbn package first (``python -m
 #: lpbn.bench.worker`` would import numpy and numba), so an external command is exec'd
-#: within milliseconds; ``solve`` jobs import lpbn themselves.
+#: within milliseconds; ``solve`` jobs import lpbn themselves: the lpbn this process imported
+#: (its folder goes first on the path; ``python -c`` puts the current directory first, so a
+#: bench started inside a checkout of another lpbn measured that checkout's code).
 _LAUNCH = (
     "import importlib.util as u, sys\n"
+    f"sys.path.insert(0, {str(Path(lpbn.__file__).resolve().parent.parent)!r})\n"
     f"s = u.spec_from_file_location('_lpbn_bench_worker', {str(Path(__file__).with_name('worker.py'))!r})\n"
     "m = u.module_from_spec(s); s.loader.exec_module(m)\n"
     "sys.exit(m.main(sys.argv[1:]))\n")
