@@ -75,8 +75,10 @@ BOUNDS = LP_BOUNDS + ("auto", "trivial")
 #: 0.024% / 0.279%, diabetes-5000 optimal in 46 s / 0.878%, pigs-5000 0.108% / 0.201%,
 #: munin-5000 0.087% / 0.229%; at 500-1,000 variables the dual manages a handful of sweeps), the
 #: dual on the four caches of 69-100 variables (plants, baudio, jester, bnetflix: e.g. baudio
-#: 0.150% / 0.284%); at 2,000 variables (synthetic, 247,681 candidates) HiGHS's root did not get
-#: going in 300 s (gap 12.0% against the dual's 0.93%).
+#: 0.150% / 0.284%); at 2,000 variables (synthetic, 247,681 candidates) the HiGHS process sent
+#: no bound at all, even when asked to stop (only the trivial bound's 12.0% gap, against the
+#: dual's 0.93%; probably the ILP's start search, whose climbs over 2,000 variables are long
+#: numba kernels that no signal interrupts; not investigated further).
 AUTO_BOUND_HIGHS_MIN_N = 101
 AUTO_BOUND_HIGHS_MAX_N = 1500
 AUTO_BOUND_HIGHS_MAX_M = 250_000
