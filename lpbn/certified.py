@@ -368,9 +368,9 @@ def _bound_worker(cache, method, limit, gap_limit, tolerance, options, conn, don
 #: about a second; this only bounds the wait if it does not).
 STOP_GRACE = 10.0
 #: Seconds past the time limit after which the bound's process, if it has not answered, gets
-#: a stop request (SIGINT: it returns its bound so far) and then STOP_GRACE to answer.  The
-#: dual on synthetic-2000 overran its 300 s by more than 10 s and its bound was lost (the
-#: trivial bound's 12% gap reported instead of ~0.9%).
+#: a stop request (SIGINT: it returns its bound so far) and then STOP_GRACE to answer; before,
+#: a late process was given up after 10 s and only the trivial bound reported (synthetic-2000:
+#: 12% instead of ~0.9%, when the forked dual sent nothing; see _check_bound_options).
 BOUND_LATE = 2.0
 
 

@@ -458,9 +458,9 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0,
                         purge_clusters=PURGE_CLUSTERS_EVERY
                         if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else 0)
-        stats.update(clusters_root_purged=root.clusters_purged)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
+                     clusters_root_purged=root.clusters_purged,
                      root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
                      cuts_root_local=root.cuts_local, local_seconds=round(root.local_seconds, 3),
                      root_complete=root.complete, subip_solves=root.subip.solves,

@@ -56,8 +56,8 @@ def cluster_rows_csr(bits, family, clusters, ks):
 @numba.njit(cache=True)
 def cluster_rows_by_variable(bits, offsets, clusters, ks):
     """:func:`cluster_rows_csr` over a whole cache, whose candidates are grouped by variable
-    (``offsets``): the same rows.  Only the members' candidate ranges ``offsets[i]:offsets[i + 1]`` are read (a
-    scan of all m candidates per row took 5.7 of connect4's 60 s root in its {0, 1/2}-cuts)."""
+    (``offsets``): the same rows, reading only the members' ranges ``offsets[i]:offsets[i + 1]``
+    (a scan of all m candidates per row took 5.7 of connect4's 60-s root in its {0, 1/2}-cuts)."""
     K = clusters.shape[0]
     n = offsets.shape[0] - 1
     ptr = np.zeros(K + 1, dtype=np.int64)

@@ -355,8 +355,8 @@ class EtaLP:
         """Delete the cluster and k-cluster rows slack (activity above the right-hand side by
         more than ``tol``) at the current LP point and at the ``checks - 1`` calls before this
         one; how many.  The point stays optimal (a slack row's dual is 0), a deleted row may be
-        separated again, and :meth:`restore_purged` puts them all back (before the ILP, whose
-        acyclicity needs them).  Dense: on accidents' priced root (111 variables) the cluster
+        separated again, and :meth:`restore_purged` puts them all back (before the MIP, which so
+        keeps every row the root found).  Dense: on accidents' priced root (111 variables) the cluster
         and k-cluster rows held 317,000 of the LP's 334,000 nonzeros, two thirds of them with
         a zero dual, and pivots slowed tenfold as they piled up."""
         rows = self._row_families()
