@@ -16,10 +16,8 @@ from ..cache_kernels import lower_bound
 
 
 @numba.njit(cache=True, inline="always")
-def _row_holds(bits, j, family, clusters, c, limit):
-    """Does row c hold candidate j: family(j) ∈ C_c and |parents(j) ∩ C_c| < limit?"""
-    if not bs.has_bit(clusters[c], family[j]):
-        return False
+def _few_inside(bits, j, clusters, c, limit):
+    """|parents(j) ∩ C_c| < limit?"""
     inside = 0
     for w in range(clusters.shape[1]):
         x = bits[j, w] & clusters[c, w]
@@ -27,6 +25,21 @@ def _row_holds(bits, j, family, clusters, c, limit):
             x &= x - np.uint64(1)
             inside += 1
     return inside < limit
+
+
+@numba.njit(cache=True, inline="always")
+def _row_holds(bits, j, family, clusters, c, limit):
+    """Does row c hold candidate j: family(j) ∈ C_c and |parents(j) ∩ C_c| < limit?"""
+    return bs.has_bit(clusters[c], family[j]) and _few_inside(bits, j, clusters, c, limit)
+
+
+@numba.njit(cache=True)
+def _joined(chunks, ptr):
+    """The rows' candidate lists ``chunks`` as one CSR index array over ``ptr``."""
+    idx = np.empty(ptr[-1], dtype=np.int64)
+    for c in range(len(chunks)):
+        idx[ptr[c]:ptr[c + 1]] = chunks[c]
+    return idx
 
 
 @numba.njit(cache=True)
@@ -47,10 +60,7 @@ def cluster_rows_csr(bits, family, clusters, ks):
                 n_row += 1
         chunks.append(buf[:n_row].copy())
         ptr[c + 1] = ptr[c] + n_row
-    idx = np.empty(ptr[K], dtype=np.int64)
-    for c in range(K):
-        idx[ptr[c]:ptr[c + 1]] = chunks[c]
-    return ptr, idx
+    return ptr, _joined(chunks, ptr)
 
 
 @numba.njit(cache=True)
@@ -70,21 +80,12 @@ def cluster_rows_by_variable(bits, offsets, clusters, ks):
             if not bs.has_bit(clusters[c], i):
                 continue
             for j in range(offsets[i], offsets[i + 1]):
-                inside = 0
-                for w in range(clusters.shape[1]):
-                    x = bits[j, w] & clusters[c, w]
-                    while x and inside < limit:
-                        x &= x - np.uint64(1)
-                        inside += 1
-                if inside < limit:
+                if _few_inside(bits, j, clusters, c, limit):
                     buf[n_row] = j
                     n_row += 1
         chunks.append(buf[:n_row].copy())
         ptr[c + 1] = ptr[c] + n_row
-    idx = np.empty(ptr[K], dtype=np.int64)
-    for c in range(K):
-        idx[ptr[c]:ptr[c + 1]] = chunks[c]
-    return ptr, idx
+    return ptr, _joined(chunks, ptr)
 
 
 @numba.njit(cache=True)
