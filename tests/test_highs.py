@@ -511,6 +511,33 @@ def test_highs_with_column_generation_equals_dp(n, seed, density):
     assert close(cache.dag_score(r.dag.parents), r.score)
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 8), seed=st.integers(0, 100_000), density=st.sampled_from([0.5, 0.9]),
+       max_pricing=st.sampled_from([0, 1]))
+def test_cut_loop_that_separates_before_pricing_out_still_ends_at_p_cluster(n, seed, density, max_pricing):
+    """solve_lp(max_pricing=k) on a restricted model: the columns that still price wait for
+    the next solve, and the solution's bound is the Lagrangian bound of its duals (that of
+    column_bounds, computed over every candidate); the cut loop separating at those points
+    keeps a valid bound in every round and, run to the end, reaches the value of P_cluster."""
+    cache = random_cache(n, seed=seed, density=density).prune_dominated()
+    full = EtaLP(cache, all_clusters(n)).solve_lp().value
+    best = lpbn.solve(cache, method="dp").score
+    probe = EtaLP(cache, price=True, columns=EtaLP.start_columns(cache, 1))
+    lp = probe.solve_lp(max_pricing=max_pricing)
+    assert lp.status == "optimal"
+    if lp.lagrangian is None:
+        assert len(probe.pending) == 0
+    else:
+        assert len(probe.pending) and close(lp.lagrangian, probe.column_bounds(lp.row_dual)[0], 1e-7)
+        assert lp.upper >= lp.value - 1e-7 * abs(lp.value)
+    assert lp.upper >= best - REL * abs(best)
+    model = EtaLP(cache, price=True, columns=EtaLP.start_columns(cache, 1))
+    res = cut_loop(model, mode="clusters", exact=True, max_pricing=max_pricing)
+    assert res.complete and close(res.value, full), (res.value, full)
+    assert all(v >= full - REL * abs(full) for v in res.values)
+    assert len(model.pending) == 0
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 7), seed=st.integers(0, 100_000), price=st.booleans())
 def test_purged_cluster_rows_leave_p_cluster_and_come_back(n, seed, price):

@@ -43,6 +43,9 @@ from ..lp.separation import incumbent_clusters
 from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
 
 
+#: re-solves for pricing per round of the root's cut loop before it separates anyway (the
+#: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`)
+ROOT_MAX_PRICING = 0
 #: beyond this many variables the {0, 1/2} separation also tries nearly tight rows
 #: (``zero_half="slack"``, see :func:`solve_highs`)
 ZERO_HALF_SLACK_MIN_N = 40
@@ -457,7 +460,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                         k_max=k_max, best=lambda: incumbent.score, local=local_cuts,
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0,
                         purge_clusters=PURGE_CLUSTERS_EVERY
-                        if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else 0)
+                        if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else 0,
+                        max_pricing=ROOT_MAX_PRICING if model.price else None)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      clusters_root_purged=root.clusters_purged,

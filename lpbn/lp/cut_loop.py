@@ -71,7 +71,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
              time_limit: float | None = None, max_rounds: int | None = None,
              subip_time: float | None = None, on_bound=None, grow: bool = True,
              zero_half: bool | str = False, k_max: int = 1, best=None,
-             purge_every: int = 0, local: int = 0, purge_clusters: int = 0) -> CutLoopResult:
+             purge_every: int = 0, local: int = 0, purge_clusters: int = 0,
+             max_pricing: int | None = None) -> CutLoopResult:
     """Solve the LP of ``model`` (an :class:`~lpbn.lp.model.EtaLP`) and add violated rows.
 
     ``mode="clusters"``: eq. 6 rows, cheap first (support-graph components and cycles, then
@@ -96,6 +97,10 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     k-variable family polytope, lifted): beside tailing cluster rounds whose gap is between
     LOCAL_TAIL_MIN_GAP and TAIL_MIN_GAP (with their own back-off, and while their separation
     has taken at most LOCAL_TIME_SHARE of the loop's time), and when nothing else is violated.
+    ``max_pricing=k`` (a model that prices its columns): at most k re-solves for pricing per
+    round, then the round separates at the restricted LP's point and the columns that still
+    price wait for the next solve (:meth:`~lpbn.lp.model.EtaLP.solve_lp`); the round's bound
+    is then the Lagrangian bound of its duals, and ``value`` the smallest bound of all rounds.
     With ``best`` (a function giving the incumbent's score), rounds whose cluster search never
     runs dry but tails off (:func:`~lpbn.lp.separation.tailing_off`) also get the k-cluster
     rows (``k_max`` >= 2) and the {0, 1/2}-cuts (``zero_half``) beside the clusters, each
@@ -115,24 +120,27 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         if pending() is not None:        # a stop request (SIGINT/SIGTERM, lpbn.signals)
             res.status = "interrupted"
             break
-        lp = model.solve_lp(left())
+        lp = model.solve_lp(left()) if max_pricing is None else model.solve_lp(left(), max_pricing=max_pricing)
         res.rounds += 1
         if lp.status != "optimal":
             res.status = lp.status
             break
-        res.value, res.eta = lp.value, lp.eta
-        res.values.append(lp.value)
+        res.value, res.eta = min(res.value, lp.upper), lp.eta
+        res.values.append(res.value)
+        priced_out = lp.lagrangian is None
         if purge_every and res.rounds % purge_every == 0:
             res.cuts_purged += model.purge_cuts(lp.eta)
         if purge_clusters and res.rounds % purge_clusters == 0:
             res.clusters_purged += model.purge_clusters()
         if on_bound is not None:
-            on_bound(lp.value, lp.eta)
+            on_bound(res.value, lp.eta)
         if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
             break
         if mode == "cycles":
             cycles = separate_cycles(model.cache, lp.eta, tol)
             if not cycles:
+                if not priced_out:
+                    continue
                 res.complete = True
                 break
             res.cuts_cycle += model.add_cycles(cycles)
@@ -162,6 +170,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
                     and local_backoff.due():
                 new = _add_local(model, lp.eta, local, res)
                 local_backoff.found(new)
+            continue
+        if not priced_out:         # the columns still pricing in come first
             continue
         if exact:
             budget = left()
