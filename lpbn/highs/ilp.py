@@ -44,7 +44,13 @@ from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
 
 
 #: re-solves for pricing per round of the root's cut loop before it separates anyway (the
-#: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`)
+#: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`), on
+#: caches of at least PURGE_CLUSTERS_MIN_DENSITY candidates per variable (connect4 at 60 s:
+#: 155 rounds instead of 108, bound -231,963 -> -232,758).  On the sparse ones every round
+#: prices out: hailfinder-20000 (110 per variable) over eight draws of its scores' last bits
+#: (results/bnlearn20000/perturbed_solves.py) took 20-84 s with the shortened rounds (mean
+#: 42.2 s; two draws of 68 and 84 s, MIPs of 17 and 546 nodes) against 19-59 s (mean 31.5 s)
+#: without, also when the rounds priced out below a 0.25% gap (16-106 s, mean 43.2 s).
 ROOT_MAX_PRICING = 0
 #: beyond this many variables the {0, 1/2} separation also tries nearly tight rows
 #: (``zero_half="slack"``, see :func:`solve_highs`)
@@ -461,7 +467,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0,
                         purge_clusters=PURGE_CLUSTERS_EVERY
                         if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else 0,
-                        max_pricing=ROOT_MAX_PRICING if model.price else None)
+                        max_pricing=ROOT_MAX_PRICING
+                        if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else None)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      clusters_root_purged=root.clusters_purged,
