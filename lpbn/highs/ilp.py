@@ -461,14 +461,13 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         offer(cache.best_for_order(order)[0])
     eta = None
     if root_cuts:
+        dense = model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n   # a dense priced root
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
                         subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
                         k_max=k_max, best=lambda: incumbent.score, local=local_cuts,
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0,
-                        purge_clusters=PURGE_CLUSTERS_EVERY
-                        if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else 0,
-                        max_pricing=ROOT_MAX_PRICING
-                        if model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n else None)
+                        purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0,
+                        max_pricing=ROOT_MAX_PRICING if dense else None)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      clusters_root_purged=root.clusters_purged,

@@ -120,7 +120,7 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         if pending() is not None:        # a stop request (SIGINT/SIGTERM, lpbn.signals)
             res.status = "interrupted"
             break
-        lp = model.solve_lp(left()) if max_pricing is None else model.solve_lp(left(), max_pricing=max_pricing)
+        lp = model.solve_lp(left(), max_pricing=max_pricing)
         res.rounds += 1
         if lp.status != "optimal":
             res.status = lp.status

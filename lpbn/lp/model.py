@@ -659,8 +659,7 @@ class EtaLP:
         6,179 candidates at the end of the ILP's root, gap 0.02%)."""
         y, yb = self._signed_duals(row_dual)
         rc = self.reduced_costs(y)
-        best = np.full(self.n, -np.inf)
-        np.maximum.at(best, self.cache.family, rc)
+        best = self._per_variable_max(rc)
         value = yb + math.fsum(best.tolist())
         return value, value - best[self.cache.family] + rc
 
@@ -731,8 +730,12 @@ class EtaLP:
         red[inside] = other[inside] - self._cluster_part(y, rows, inside, duals)
         rest = np.flatnonzero(out & (ceiling <= need))
         red[rest] = ceiling[rest]
-        best = np.maximum.reduceat(red, np.asarray(self.cache.offsets[:-1], dtype=np.int64))
-        return fresh, yb + math.fsum(best.tolist())
+        return fresh, yb + math.fsum(self._per_variable_max(red).tolist())
+
+    def _per_variable_max(self, values: np.ndarray) -> np.ndarray:
+        """Each variable's largest entry of ``values`` (one per candidate; a cache's families
+        are contiguous and never empty)."""
+        return np.maximum.reduceat(values, np.asarray(self.cache.offsets[:-1], dtype=np.int64))
 
     def _bring_in(self, cands: np.ndarray) -> None:
         """Add candidates to the restricted model with their entries in every current row."""
