@@ -264,6 +264,25 @@ class _IncumbentSlot:
             return np.frombuffer(self._raw, dtype=np.int64)[:self._n].copy()
 
 
+class _BoundSlot:
+    """The bound process's best upper bound so far in shared memory, for the parent to report
+    when no result comes (the process killed, out of memory, or still busy STOP_GRACE after its
+    stop request: a time limit then still ends with the bound so far, not the trivial one).
+    Each bound a method reports through its control is valid when reported."""
+
+    def __init__(self, ctx):
+        self._value = ctx.Value("d", math.inf)
+
+    def put(self, bound: float) -> None:
+        with self._value.get_lock():
+            if bound < self._value.value:
+                self._value.value = float(bound)
+
+    def get(self) -> float:
+        with self._value.get_lock():
+            return float(self._value.value)
+
+
 class _WatchedControl(SolveControl):
     """A control that also stops when an event (the dual process finished) is set, and puts
     every improved DAG into ``feed`` (the dual process's incumbent slot)."""
@@ -289,11 +308,12 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     feed = _IncumbentSlot(ctx, cache.n)
+    published = _BoundSlot(ctx)
     done = ctx.Event()
     limit = control.remaining()
     started = control.elapsed()
     child = ctx.Process(target=_bound_worker, args=(cache, method, limit, control.gap_limit, control.tolerance,
-                                                   dict(options), send, done, feed), daemon=True)
+                                                   dict(options), send, done, feed, published), daemon=True)
     child.start()
     send.close()
     try:
@@ -317,11 +337,16 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     else:
         stats["dual_status"] = "failed"
         stats["dual_error"] = error
+        kept = published.get()
+        if kept < ub:               # its bound so far: every bound a method reports is valid
+            ub = kept
+            stats["dual_bound_published"] = kept
     ub = max(ub, best)
     control.improved(best=best, bound=ub)
     status, message = _status(control, search, _Dual(dual["status"]) if dual else None, best, ub)
     if dual is None:
-        message += f" (the dual process returned no bound: {error}; the trivial bound is reported)"
+        kept = "its last reported bound" if "dual_bound_published" in stats else "the trivial bound"
+        message += f" (the bound's process returned no result: {error}; {kept} is reported)"
     trace = _merged_trace(control.trace, started, dual["trace"] if dual else [], best, ub)
     return SolveResult(dag=dag_of(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
                        stats=stats, message=message, trace=trace)
@@ -345,13 +370,15 @@ class _Dual:
         self.status = status
 
 
-def _bound_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed) -> None:
+def _bound_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed, published) -> None:
     """The forked bound: solve with ``method`` for ``limit`` seconds (the dual taking the
-    search's DAGs from ``feed`` as incumbents), and send the result."""
+    search's DAGs from ``feed`` as incumbents), publish every bound it reports in
+    ``published`` (a :class:`_BoundSlot`), and send the result."""
     try:
         t0 = time.perf_counter()
-        res = _solve_bound(cache, SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance),
-                           method, options, feed=feed.take)
+        control = SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance,
+                               callback=lambda info: published.put(info["bound"]))
+        res = _solve_bound(cache, control, method, options, feed=feed.take)
         choice = None if res.dag is None else cache.indices_of(res.dag.parents)
         out = {"status": res.status, "score": res.score, "upper_bound": res.upper_bound, "choice": choice,
                "stats": res.stats, "seconds": time.perf_counter() - t0, "trace": list(res.trace)}

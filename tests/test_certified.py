@@ -81,6 +81,34 @@ def test_a_late_bound_process_is_asked_for_its_bound_so_far(monkeypatch):
     assert r.upper_bound == pytest.approx(max(ub - 1e-3, r.score))
 
 
+def test_a_bound_process_that_never_answers_still_leaves_its_bound_so_far(monkeypatch):
+    """A bound process that reported bounds and then answers nothing, not even to the stop
+    request (stuck in a call that does not poll): the parent reports the last bound it
+    published, not the trivial one, and says so."""
+    import signal
+    import time
+
+    from lpbn import certified
+    c = random_cache(8, seed=1, density=0.6)
+    ub = trivial_bound(c.prune_dominated())
+
+    def stuck(cache, control, method, options, incumbent=None, feed=None):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)     # the parent's reaping ends it
+        control.improved(bound=ub - 2e-3)
+        control.improved(bound=ub - 1e-3)       # not lower: the slot keeps the smallest
+        time.sleep(60)
+
+    monkeypatch.setattr(certified, "_solve_bound", stuck)
+    monkeypatch.setattr(certified, "STOP_GRACE", 0.5)
+    t0 = time.monotonic()
+    r = lpbn.solve(c, "asobs", time_limit=1.0, bound="dual", parallel=True)
+    assert time.monotonic() - t0 < 1.0 + certified.BOUND_LATE + 5.0
+    assert r.stats["dual_status"] == "failed" and r.stats["dual_error"] == "no answer in time"
+    assert r.upper_bound == pytest.approx(max(ub - 2e-3, r.score))
+    assert "its last reported bound is reported" in r.message
+
+
 @pytest.mark.parametrize("parallel", [False, True])
 def test_highs_bound(parallel):
     """bound="highs": the HiGHS ILP instead of the dual gives the bound (and closes small caches)."""
