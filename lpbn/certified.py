@@ -47,6 +47,7 @@ from .control import SolveControl
 from .errors import InputError
 from .incumbent import dag_of
 from .ordering.method import solve_ordering, trivial_bound
+from .ordering.population import DEFAULT_GENERATION, DEFAULT_POPULATION
 from .ordering.search import DEFAULT_STALL, ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
 
@@ -90,7 +91,7 @@ AUTO_BOUND_HIGHS_MAX_M = 250_000
 #: 43 / 56 s, munin-5000 0.086% / 0.093%, nips 0.094% / 0.109%; moviereview 0.022% / 0.020%).
 LOCAL_CUTS_MIN_DENSITY = 500
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
-                  "trail", "stall"}
+                  "trail", "stall", "population", "generation"}
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
@@ -99,7 +100,7 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window, trail, stall), ``dual_options`` to the bound's method (``bound``: ``"dual"``
+    kick, kicks, window, trail, stall, population, generation), ``dual_options`` to the bound's method (``bound``: ``"dual"``
     or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
@@ -490,6 +491,11 @@ class CertifiedOptions:
                           "chains in turn (never below OBS with half the restarts)"),
         ("stall", DEFAULT_STALL, "a search chain whose base has not moved for this many of its "
                                  "restarts climbs again from a fresh random ordering (0: never)"),
+        ("population", DEFAULT_POPULATION, "ASOBS's own chain keeps this many elite local optima and "
+                                           "climbs from the order crossover of two of them when its "
+                                           "search stalls (0: none; lpbn.ordering.population)"),
+        ("generation", DEFAULT_GENERATION, "restarts in a row without improvement after which that "
+                                           "chain's local optimum joins the population"),
         ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
                                        "bound (one core)"),
         ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "

@@ -12,6 +12,8 @@ import lpbn
 from lpbn.errors import InputError
 from lpbn.ordering import asobs_dag, obs_dag, ordering_search, trivial_bound
 from lpbn.ordering import kernels as K
+from lpbn.ordering.obs import Point
+from lpbn.ordering.population import Population, order_crossover
 from lpbn.ordering.workspace import Workspace
 from lpbn.result import DAG
 from lpbn.testing import random_cache, random_sparse_cache
@@ -124,21 +126,67 @@ def test_search_never_beats_dp_and_often_matches_it(rule):
 
 @settings(max_examples=40, deadline=None)
 @given(caches, st.integers(0, 1000), st.integers(0, 30), st.sampled_from(["perturb", "random"]),
-       st.sampled_from(["obs", "asobs", "both"]), st.sampled_from([0, 1, 3]))
+       st.sampled_from(["obs", "asobs", "both"]), st.sampled_from([0, 1, 3]), st.sampled_from([0, 3]))
 def test_asobs_never_worse_than_obs_on_the_same_restart_stream(cache, seed, restarts, restart,
-                                                                trail, stall):
+                                                                trail, stall, population):
     """Theorem 3 restart by restart: on OBS's trail ASOBS after r restarts is never below OBS
-    after r; with both chains in turn, after 2r; on its own trail, with fresh random
-    orderings (the same for both rules).  Also with fresh chains after ``stall`` restarts
-    whose base did not move (on OBS's trail they come at OBS's restarts)."""
+    after r; with both chains in turn, after 2r (whatever ASOBS's own chain does: here its
+    population breeds after 2 idle restarts); on its own trail, with fresh random orderings
+    (the same for both rules).  Also with fresh chains after ``stall`` restarts whose base
+    did not move (on OBS's trail they come at OBS's restarts)."""
     if trail == "asobs" and (restart == "perturb" or stall):
         restart, stall = "random", 0      # only OBS's trail makes the perturbations the same
     kw = dict(seed=seed, restart=restart, stall=stall)
     a = ordering_search(cache, "asobs", trail=trail, max_restarts=2 * restarts if trail == "both"
-                        else restarts, **kw)
+                        else restarts, population=population, generation=2, **kw)
     o = ordering_search(cache, "obs", max_restarts=restarts, **kw)
     assert a.score >= o.score - 1e-9 * max(1.0, abs(o.score))
     _check_dag(cache, a.choice, a.score)
+
+
+def test_population_breeds_from_crossover_children():
+    """population: ASOBS's own chain, idle for ``generation`` restarts, joins its elite and
+    climbs again (random starts until the population is full, then order-crossover children);
+    reproducible for a seed, valid DAGs, options checked, 0 turns it off."""
+    c = random_sparse_cache(120, (10, 30), 3, seed=5)
+    kw = dict(seed=3, max_restarts=300, population=3, generation=2)
+    r = ordering_search(c, "asobs", **kw)
+    assert r.stats["generations"] > 3 and r.stats["restarts"] == 300
+    _check_dag(c, r.choice, r.score)
+    again = ordering_search(c, "asobs", **kw)
+    assert again.score == r.score and np.array_equal(again.choice, r.choice)
+    assert ordering_search(c, "asobs", **dict(kw, population=0)).stats["generations"] == 0
+    assert ordering_search(c, "asobs", **dict(kw, restart="random")).stats["generations"] == 0
+    for bad in (dict(population=-1), dict(generation=0), dict(population=1.5)):
+        with pytest.raises(InputError):
+            ordering_search(c, "asobs", **dict(kw, **bad))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 10_000))
+def test_order_crossover_keeps_a_segment_and_the_other_parents_order(n, seed):
+    rng = np.random.default_rng(seed)
+    a, b = rng.permutation(n), rng.permutation(n)
+    lo, width = int(rng.integers(0, n - n // 2 + 1)), n // 2
+    child = order_crossover(a, b, lo, width)
+    assert sorted(child) == list(range(n))
+    assert np.array_equal(child[lo:lo + width], a[lo:lo + width])
+    rest = np.concatenate([child[:lo], child[lo + width:]])
+    assert np.array_equal(rest, [v for v in b if v not in set(a[lo:lo + width])])
+
+
+def test_population_keeps_the_best_distinct_local_optima():
+    c = random_sparse_cache(30, (3, 6), 2, seed=1)
+    ws = Workspace(c)
+    pop = Population(2)
+    pts = [Point.fresh(ws, np.random.default_rng(s).permutation(c.n)) for s in range(6)]
+    for p in pts:
+        pop.join(ws, p)
+    best = sorted({round(p.score, 6) for p in pts})[-2:]
+    assert sorted(round(s, 6) for s in pop.scores) == best
+    assert not pop.join(ws, max(pts, key=lambda p: p.score))       # a score it has
+    for order in pop.orders:                                         # topological for its DAG
+        assert sorted(order) == list(range(c.n))
 
 
 def test_stalled_chains_climb_again_from_fresh_orderings():

@@ -24,6 +24,7 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import STATUSES, SolveResult, relative_gap
+from .population import DEFAULT_GENERATION, DEFAULT_POPULATION
 from .search import DEFAULT_PATIENCE, DEFAULT_SECONDS, DEFAULT_STALL, ordering_search
 
 
@@ -61,12 +62,14 @@ def solve_asobs(cache: ScoreCache, control, **options: Any) -> SolveResult:
 def solve_ordering(cache: ScoreCache, control, rule: str, *, seed: int = 0, max_restarts: int | None = None,
            patience: int | None = None, start: str = "greedy", restart: str = "perturb",
            kick: int = 16, kicks: int | None = None, window: int | None = None,
-           trail: str = "both", stall: int = DEFAULT_STALL, bound=None, **unknown: Any) -> SolveResult:
+           trail: str = "both", stall: int = DEFAULT_STALL, population: int = DEFAULT_POPULATION,
+           generation: int = DEFAULT_GENERATION, bound=None, **unknown: Any) -> SolveResult:
     """Options: ``seed``; ``max_restarts`` (restarts after the first); ``patience`` (stop after
     that many restarts in a row without improvement); without a time limit, restart budget
     or patience, the default stopping rule applies (DEFAULT_PATIENCE restarts without
     improvement or DEFAULT_SECONDS), so the call terminates; ``start``, ``restart``,
-    ``kick``, ``kicks``, ``window``, ``trail``, ``stall`` (see :func:`ordering_search`); ``bound``: a valid upper
+    ``kick``, ``kicks``, ``window``, ``trail``, ``stall``, ``population``, ``generation`` (see
+    :func:`ordering_search`); ``bound``: a valid upper
     bound (number or function of the cache) reported instead of the trivial one when smaller."""
     if unknown:
         raise InputError(f"method {rule!r} got unknown option(s): {', '.join(sorted(unknown))}")
@@ -75,7 +78,8 @@ def solve_ordering(cache: ScoreCache, control, rule: str, *, seed: int = 0, max_
     try:
         res = ordering_search(cache, rule, seed=seed, max_restarts=max_restarts, patience=patience,
                               control=control, start=start, restart=restart, kick=kick, kicks=kicks,
-                              window=window, trail=trail, stall=stall)
+                              window=window, trail=trail, stall=stall, population=population,
+                              generation=generation)
     except KeyboardInterrupt:       # raised before any DAG exists
         return SolveResult(dag=None, score=-math.inf, upper_bound=ub, status="interrupted",
                            method=rule, message="interrupted by the user")

@@ -31,6 +31,12 @@ Which trajectory ASOBS follows (``trail``):
   two rules follow different trajectories and either may end ahead; with
   ``restart="random"`` both still climb from the very same orderings.
 
+ASOBS's own chain (trails ``"asobs"`` and ``"both"``, perturbation restarts) keeps a
+population of elite local optima (:mod:`.population`, after MINOBS): when it has stalled for
+``generation`` restarts, its local optimum joins them and it climbs from a new ordering, the
+order crossover of two members once there are ``population`` of them.  On connect4 every
+seed then reached in 60 s the DAG that 300 s of the plain iterated local search had found.
+
 Measured with ``seed=0`` and 60 s per run (search alone, one run per core) on the
 independence-selection caches of the eight density-estimation data sets (``lpbn score``
 defaults), BIC of OBS / ASOBS with trail ``"obs"``, ``"asobs"``, ``"both"``, see
@@ -53,6 +59,7 @@ from ..errors import InputError
 from ..result import DAG
 from .asobs import asobs_lift, asobs_restart
 from .obs import Point, obs_restart
+from .population import DEFAULT_GENERATION, DEFAULT_POPULATION, Population
 from .starts import (RESTART_SCHEMES, START_ORDERS, apply_restart, draw_restart, fresh_start,
                      start_order)
 from .workspace import Workspace
@@ -144,7 +151,7 @@ class _Budget:
 
 
 def _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
-                   trail, stall):
+                   trail, stall, population, generation):
     if rule not in RULES:
         raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     if trail not in TRAILS:
@@ -155,7 +162,8 @@ def _check_options(rule, time_limit, max_restarts, patience, start, restart, kic
         raise InputError(f"restart must be one of {', '.join(RESTART_SCHEMES)}, got {restart!r}")
     for label, v, low in (("max_restarts", max_restarts, 0), ("patience", patience, 0),
                           ("kick", kick, 2), ("kicks", kicks, 1), ("window", window, 0),
-                          ("stall", stall, 0)):
+                          ("stall", stall, 0), ("population", population, 0),
+                          ("generation", generation, 1)):
         if v is not None and not (isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                                   and v >= low):
             raise InputError(f"{label} must be an integer >= {low}, got {v!r}")
@@ -173,7 +181,9 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
                     patience: int | None = None, control=None, start: str = "greedy",
                     restart: str = "perturb", kick: int = 16,
                     kicks: int | None = None, window: int | None = None,
-                    trail: str = "both", stall: int | None = DEFAULT_STALL) -> OrderingResult:
+                    trail: str = "both", stall: int | None = DEFAULT_STALL,
+                    population: int = DEFAULT_POPULATION,
+                    generation: int = DEFAULT_GENERATION) -> OrderingResult:
     """Anytime OBS (Teyssier & Koller 2005) or ASOBS (Scanagatta et al. 2015, §4) search.
 
     ``rule``: ``"asobs"`` or ``"obs"``.  ``start``: first ordering (``"greedy"``,
@@ -188,6 +198,12 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     from a fresh random ordering (its next restart; the best DAG is kept; default
     :data:`DEFAULT_STALL`; 0 or None: never).  The count is per chain and its base moves on
     OBS's trail as OBS's does, so ASOBS on that trail stays never below OBS.
+    ``population``: ASOBS's own chain (trails ``"asobs"`` and ``"both"``) keeps this many
+    elite local optima (:mod:`.population`): after ``generation`` restarts in a row without
+    improvement its local optimum joins them and it climbs again from the order crossover of
+    two of them (0 or 1: no population; the chain then only has ``stall``).  Only with
+    ``restart="perturb"``: fresh random restarts need none, and keep ASOBS's own trail on
+    the very orderings OBS climbs from.
 
     Stops at ``time_limit`` seconds, after ``max_restarts`` restarts beyond the first, after
     ``patience`` restarts in a row without improvement, or when
@@ -197,7 +213,7 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     Improvements are reported through ``control.improved(best=...)``.
     """
     _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
-                   trail, stall)
+                   trail, stall, population, generation)
     t0 = time.perf_counter()
     limited = control is not None and (control.time_limit is not None
                                        or control.node_limit is not None)
@@ -213,8 +229,8 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
              "restart": restart, "kick": kick, "kicks": kicks, "default_rule": default_rule,
              "stall": stall, "fresh_chains": 0}
     if rule == "asobs":
-        stats["trail"] = trail
-    chains = _chains(rule, trail, seed)
+        stats.update(trail=trail, population=population, generation=generation, generations=0)
+    chains = _chains(rule, trail, seed, population if restart == "perturb" else 0)
     best = None
     for ch in chains:
         best = _begin(ws, ch, start, best, budget.interrupted, stats)
@@ -225,7 +241,7 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
         turn = 0
         while cache.n > 2 and budget.another():
             best = _restart(ws, chains[turn % len(chains)], best, budget, stats, restart, kick,
-                            kicks, control, stall)
+                            kicks, control, stall, generation)
             turn += 1
     except KeyboardInterrupt:
         budget.reason = "interrupted"
@@ -249,25 +265,29 @@ class _Chain:
     rng: np.random.Generator
     base: Point | None = None
     stale: int = 0          # the chain's restarts since its base last moved
+    pool: Population | None = None      # ASOBS's own chain: its elite local optima
 
 
-def _chains(rule: str, trail: str, seed: int) -> list[_Chain]:
+def _chains(rule: str, trail: str, seed: int, population: int = 0) -> list[_Chain]:
     """The trajectories of a search (see the module docstring); the first uses ``seed``'s
-    stream exactly as OBS does, the second ASOBS chain of ``trail="both"`` its own."""
+    stream exactly as OBS does, the second ASOBS chain of ``trail="both"`` its own; ASOBS's
+    own chain keeps a :class:`~.population.Population` of ``population`` local optima."""
     first = np.random.default_rng(seed)
+    pool = Population(population) if population > 1 else None
     if rule == "obs":
         return [_Chain("obs", False, first)]
     if trail == "asobs":
-        return [_Chain("asobs", False, first)]
+        return [_Chain("asobs", False, first, pool=pool)]
     chains = [_Chain("obs", True, first)]
     if trail == "both":
-        chains.append(_Chain("asobs", False, np.random.default_rng([seed, 1])))
+        chains.append(_Chain("asobs", False, np.random.default_rng([seed, 1]), pool=pool))
     return chains
 
 
-def _begin(ws, ch: _Chain, start: str, best: Point | None, stop, stats) -> Point:
-    """Restart 0 of chain ``ch`` from the ``start`` ordering; returns the new best."""
-    st = fresh_start(ws, start_order(ws, start, ch.rng))
+def _begin(ws, ch: _Chain, start: str | np.ndarray, best: Point | None, stop, stats) -> Point:
+    """Restart 0 of chain ``ch`` from the ``start`` ordering (a name of :data:`START_ORDERS`
+    or the ordering itself); returns the new best."""
+    st = fresh_start(ws, start if isinstance(start, np.ndarray) else start_order(ws, start, ch.rng))
     if ch.lift:
         ch.base = obs_restart(ws, st, stop, stats)
         return asobs_lift(ws, ch.base, best, stop, stats)
@@ -276,14 +296,23 @@ def _begin(ws, ch: _Chain, start: str, best: Point | None, stop, stats) -> Point
 
 
 def _restart(ws, ch: _Chain, best: Point, budget, stats, restart, kick, kicks,
-             control, stall) -> Point:
+             control, stall, generation=DEFAULT_GENERATION) -> Point:
     """One restart of chain ``ch`` from its base; returns the new best.
 
     A lifted chain runs an OBS restart, moves its base exactly as OBS's incumbent would, and
     lifts the restart's local optimum to an ASOBS DAG that may improve ``best``.  A chain
-    stalled for ``stall`` restarts climbs from a fresh random ordering instead (on connect4,
-    plants, baudio and jester the seeds' spread of an iterated local search that found its
-    best within seconds and nothing after; results/scale/README.md)."""
+    with a population whose base has not moved for ``generation`` restarts puts it in the
+    population and climbs from a crossover child (:mod:`.population`).  A chain stalled for
+    ``stall`` restarts climbs from a fresh random ordering instead (on connect4, plants,
+    baudio and jester the seeds' spread of an iterated local search that found its best
+    within seconds and nothing after; results/scale/README.md)."""
+    if ch.pool is not None and ch.stale >= generation:
+        ch.pool.join(ws, ch.base)
+        ch.stale = 0
+        stats["generations"] += 1
+        new_best = _begin(ws, ch, ch.pool.child(ch.rng, ws.n), best, budget.interrupted, stats)
+        budget.restarts += 1
+        return _improved(new_best, best, budget, stats, control)
     if stall and ch.stale >= stall:
         ch.stale = 0
         stats["fresh_chains"] += 1
