@@ -100,8 +100,8 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, sear
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
     within ``control``'s limits (see the module docstring).  ``search_options`` go to
     :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window, trail, stall, population, generation), ``dual_options`` to the bound's method (``bound``: ``"dual"``
-    or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
+    kick, kicks, window, trail, stall, population, generation), ``dual_options`` to the
+    bound's method (``bound``: ``"dual"`` or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
     if isinstance(bound, str) and bound not in BOUNDS:
         raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
                          f"function of the cache, got {bound!r}")
