@@ -19,7 +19,8 @@ every seed (by 21-24 s; 300 s of the old search had found the same DAG); plants 
 -231,435 / -231,400 / -231,439 -> -231,369 / -231,369 / -231,393 / -231,378; accidents level
 (-351,140.64, where every run ends).  BLIP caches, seed 1: diabetes-5000 -2,094,377 ->
 -2,091,288, pigs-5000 -1,675,339.7 -> -1,675,335.8, munin-5000 (1,041 variables, 90 s)
--1,024,862 -> -1,024,502.  results/scale/README.md, "A population for ASOBS's own chain".
+-1,024,862 -> -1,024,502; a 2,000-variable synthetic network (120 s, seeds 0-1) -5,306,261 /
+-5,306,258 -> -5,305,317 / -5,305,542.  results/scale/README.md, "A population for ASOBS's own chain".
 """
 
 from __future__ import annotations
