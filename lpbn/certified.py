@@ -346,8 +346,8 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     control.improved(best=best, bound=ub)
     status, message = _status(control, search, _Dual(dual["status"]) if dual else None, best, ub)
     if dual is None:
-        kept = "its last reported bound" if "dual_bound_published" in stats else "the trivial bound"
-        message += f" (the bound's process returned no result: {error}; {kept} is reported)"
+        which = "its last reported bound" if "dual_bound_published" in stats else "the trivial bound"
+        message += f" (the bound's process returned no result: {error}; {which} is reported)"
     trace = _merged_trace(control.trace, started, dual["trace"] if dual else [], best, ub)
     return SolveResult(dag=dag_of(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
                        stats=stats, message=message, trace=trace)

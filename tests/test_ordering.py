@@ -185,8 +185,12 @@ def test_population_keeps_the_best_distinct_local_optima():
     best = sorted({round(p.score, 6) for p in pts})[-2:]
     assert sorted(round(s, 6) for s in pop.scores) == best
     assert not pop.join(ws, max(pts, key=lambda p: p.score))       # a score it has
-    for order in pop.orders:                                         # topological for its DAG
+    for order, score in zip(pop.orders, pop.scores):                 # topological for its DAG
+        pt = next(p for p in pts if abs(p.score - score) <= ws.eps)
+        where = np.empty(c.n, dtype=np.int64)
+        where[order] = np.arange(c.n)
         assert sorted(order) == list(range(c.n))
+        assert all(where[u] < where[v] for v in range(c.n) for u in c.parents(int(pt.dag[v])))
 
 
 def test_stalled_chains_climb_again_from_fresh_orderings():

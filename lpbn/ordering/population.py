@@ -44,9 +44,6 @@ class Population:
         self.orders: list[np.ndarray] = []
         self.scores: list[float] = []
 
-    def __len__(self) -> int:
-        return len(self.orders)
-
     def join(self, ws: Workspace, pt: Point) -> bool:
         """Keep ``pt`` if its score is new and among the best ``size``; whether it was kept."""
         if any(abs(pt.score - s) <= ws.eps for s in self.scores):
