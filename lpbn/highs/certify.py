@@ -36,15 +36,13 @@ import numpy as np
 from ..cache import ScoreCache
 from ..lp.clusters import cluster_rows_csr, unseen_rows
 from ..lp.model import EtaLP
-from ..lp.separation import cheap_clusters, edge_marginals, grown_clusters
+from ..lp.separation import cheap_clusters, grown_clusters
+from .branching import meets_parent, strong_edge_split
 
 #: a node is closed when U(λ) <= target + CLOSE_RTOL * max(1, |target|) (verify allows 2e-9)
 CLOSE_RTOL = 1e-9
 #: separation rounds per node before it splits
 ROUNDS_PER_NODE = 8
-#: strong branching: edges probed per split, and simplex iterations per probe
-STRONG = 8
-STRONG_ITERATIONS = 500
 
 
 @dataclass
@@ -99,46 +97,6 @@ class _Rows:
         return float(math.fsum(best.tolist()) - math.fsum((self.k * lam).tolist()))
 
 
-def _meets(cache: ScoreCache, i: int, p: int) -> np.ndarray:
-    """Per candidate of i: does its parent set contain p?"""
-    lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
-    word = cache.bits[lo:hi, p >> 6]
-    return ((word >> np.uint64(p & 63)) & np.uint64(1)).astype(bool)
-
-
-def _split(cache: ScoreCache, lp: EtaLP, eta: np.ndarray, allowed: np.ndarray, value: float,
-           threshold: float) -> tuple[int, int] | None:
-    """(variable i, parent p) to split on, by strong branching: among the ``STRONG``
-    fractional edges whose LP mass μ[p, i] = Σ_{s ∋ p} η_i(s) is nearest 1/2 (and whose
-    split leaves both sides of i's allowed parent sets non-empty), the one whose two
-    children's LP values (probed from the node's basis, :meth:`EtaLP.probe`) fall furthest
-    below the node's, as the product of the two falls towards the target."""
-    mu = edge_marginals(cache, eta)
-    frac = (mu > 1e-9) & (mu < 1.0 - 1e-9)
-    ps, iis = np.nonzero(frac)
-    options = []
-    for k in np.argsort(np.abs(mu[ps, iis] - 0.5), kind="stable"):
-        i, p = int(iis[k]), int(ps[k])
-        lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
-        has, ok = _meets(cache, i, p), allowed[lo:hi]
-        if (has & ok).any() and (~has & ok).any():
-            options.append((i, p, lo + np.flatnonzero(has & ok), lo + np.flatnonzero(~has & ok)))
-            if len(options) >= STRONG:
-                break
-    if len(options) <= 1:
-        return options[0][:2] if options else None
-    gap = max(value - threshold, 1e-12)
-    best, best_key = None, -1.0
-    for i, p, meets, misses in options:
-        # fixing the meeting sets to 0 leaves the disjoint side, and vice versa
-        v_disjoint, v_meets = lp.probe([meets, misses], iteration_limit=STRONG_ITERATIONS)
-        falls = [min(gap, value - v) if math.isfinite(v) or v < 0 else 0.0 for v in (v_disjoint, v_meets)]
-        key = max(falls[0], 1e-6 * gap) * max(falls[1], 1e-6 * gap)
-        if key > best_key:
-            best, best_key = (i, p), key
-    return best
-
-
 def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: float, *,
                  time_limit: float | None = None, threads: int = 1,
                  candidates: str = "non-dominated") -> TreeProof:
@@ -188,13 +146,13 @@ def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: fl
         u = min(u, inherited)
         if u <= threshold:
             continue
-        split = _split(cache, lp, eta, allowed, u, threshold) if eta is not None else None
+        split = strong_edge_split(cache, lp, eta, allowed, u, threshold) if eta is not None else None
         if split is None or time.perf_counter() >= deadline:   # out of time, or integral above the target
             open_bound = max(open_bound, u)
             continue
         i, p = split
         lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
-        has = _meets(cache, i, p)
+        has = meets_parent(cache, i, p)
         row = np.zeros(cache.words, dtype=np.uint64)
         row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
         for disjoint in (True, False):
