@@ -82,6 +82,10 @@ PURGE_CLUSTERS_MIN_DENSITY = 500
 #: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
 #: more than this (relative): room for the rounding in the duals' sums, in the safe direction
 FIX_RTOL = 1e-7
+#: ``tree="price"``: the root's cut loop hands over to the branch and price once its last
+#: ROOT_STALL[0] rounds lowered the bound by less than ROOT_STALL[1] of its gap to the
+#: incumbent (:func:`lpbn.lp.cut_loop.cut_loop`'s ``stall``)
+ROOT_STALL = (50, 0.05)
 #: HiGHS's reliability for pseudocost branching in the MIP (its default 8): strong branching at
 #: the MIP's first node was 7,426 of 12,157 simplex iterations on hailfinder at N = 20,000;
 #: with 2, `lpbn.solve(cache, "highs")` 29.9 -> 25.3 s there, autos 10.1 -> 8.7 s, letter 28.5
@@ -180,6 +184,36 @@ def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbe
                  support_mip_seconds=round(time.perf_counter() - t0, 3))
     if result.dag is not None:
         incumbent.offer(_choice_of(cache, result.dag))
+
+
+def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, take_feed,
+                      fix_columns: bool, cut_options: dict) -> tuple[str, str]:
+    """After the root: reduced-cost fixing (the fixed candidates are in no DAG above the
+    incumbent, so they leave every node), then :func:`lpbn.highs.branch_price.branch_and_price`
+    from the root LP's bound; (status, message) for ``finish``."""
+    from .branch_price import branch_and_price
+    if control.should_stop():
+        return control.should_stop(), ""
+    if fix_columns:
+        take_feed()
+        keep, _ = _fix_by_reduced_cost(model, control, incumbent.score, stats)
+        if keep is not None:
+            model.restrict(keep)
+    lp = model.solve_lp(control.remaining())
+    if lp.status != "optimal":
+        return control.should_stop() or "interrupted", "the root LP was not solved again"
+    # over the candidates left by the fixing; a fixed one is in no DAG above the incumbent
+    control.improved(bound=max(lp.value, incumbent.score))
+
+    def offer_lp(eta) -> None:
+        take_feed()
+        incumbent.offer(decode_choice(model.cache, eta))
+
+    status = branch_and_price(model, control, incumbent, bound=lp.value, offer_lp=offer_lp,
+                              cut_options=cut_options, stats=stats)
+    if status == "interrupted" and not control.should_stop():
+        return status, "the branch and price left a node it could not split; the best DAG and bound so far"
+    return status, ""
 
 
 def _choice_of(cache: ScoreCache, dag) -> np.ndarray | None:
@@ -284,7 +318,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
                 zero_half: bool | str | None = None, column_generation: bool | None = None,
                 fix_columns: bool = True, support_mip: bool = True, start=None, local_cuts: int = 0,
-                incumbent_feed=None, **unknown) -> SolveResult:
+                incumbent_feed=None, tree: str | None = None, **unknown) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     Options
@@ -384,6 +418,16 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         meant for a small gap out (connect4 beside ASOBS: the ILP's incumbent 0.28% below the
         search's DAG, and no local cut entered in 300 s).  A better incumbent also fixes more
         columns by reduced cost before the MIP.
+    tree : {"mip", "price"}, optional
+        What proves the rest after the root: HiGHS's MIP over every column (``"mip"``), or
+        lpbn's branch and price over the root's restricted LP (``"price"``,
+        :mod:`lpbn.highs.branch_price`: edge branching, every node's LP priced over its
+        allowed candidates, cut rounds in every node, best first), which the root hands over to
+        once its rounds stall (ROOT_STALL).  Default: ``"price"`` on caches of more than
+        ZERO_HALF_SLACK_MIN_N variables and at least PURGE_CLUSTERS_MIN_DENSITY candidates per
+        variable (with column generation), where the MIP's model of every column is too large
+        to leave its root (accidents: 11.4 million nonzeros, 0 nodes in 20 minutes), else
+        ``"mip"``.
     column_generation : bool, optional
         The root's cut loop over a restricted LP: each variable's EtaLP.START_COLUMNS best
         candidates and its empty set, the others priced in at every optimum by their reduced
@@ -422,6 +466,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         raise InputError("method 'highs': column_generation needs numba=True (its pricing is a kernel)")
     model = EtaLP(cache, threads=threads, log=log, price=bool(column_generation),
                   columns=EtaLP.start_columns(cache) if column_generation else None)
+    dense = model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n     # a dense priced root
+    if tree is None:
+        tree = "price" if dense and cache.n > ZERO_HALF_SLACK_MIN_N else "mip"
+    elif tree not in ("mip", "price"):
+        raise InputError(f"method 'highs': tree must be 'mip' or 'price', not {tree!r}")
     incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
     offer = incumbent.offer
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
@@ -461,19 +510,19 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         offer(cache.best_for_order(order)[0])
     eta = None
     if root_cuts:
-        dense = model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n   # a dense priced root
         root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
                         subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
                         k_max=k_max, best=lambda: incumbent.score, local=local_cuts,
                         purge_every=PURGE_EVERY if zero_half == "slack" else 0,
                         purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0,
-                        max_pricing=ROOT_MAX_PRICING if dense else None)
+                        max_pricing=ROOT_MAX_PRICING if dense else None,
+                        stall=ROOT_STALL if tree == "price" else None)
         stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
                      cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
                      clusters_root_purged=root.clusters_purged,
                      root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
                      cuts_root_local=root.cuts_local, local_seconds=round(root.local_seconds, 3),
-                     root_complete=root.complete, subip_solves=root.subip.solves,
+                     root_complete=root.complete, root_stalled=root.stalled, subip_solves=root.subip.solves,
                      subip_seconds=round(root.subip.seconds, 3))
         eta = root.eta
         if eta is not None and is_integral(eta):
@@ -482,7 +531,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
                 offer(choice)
                 if control.closed():
                     return finish(OPTIMAL, "root LP integral")
-        if k_max >= 2 and root.status == "optimal":
+        if k_max >= 2 and root.status == "optimal" and tree == "mip":   # the nodes separate them too
             stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
                                                       subip_time, on_lp, zero_half)
     if root_cuts and zero_half == "slack":
@@ -515,6 +564,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         model.mip_options.update(highs_options or {})
         return model
 
+    if tree == "price" and root_cuts:
+        return finish(*_branch_and_price(model, control, incumbent, stats, take_feed, fix_columns,
+                                         dict(subip_time=subip_time, zero_half=zero_half, k_max=k_max,
+                                              local=local_cuts, purge_every=PURGE_EVERY if zero_half == "slack" else 0,
+                                              purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0)))
     mip_ready = False
 
     def check(choice) -> bool:

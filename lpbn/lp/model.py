@@ -732,6 +732,25 @@ class EtaLP:
         red[rest] = ceiling[rest]
         return fresh, yb + math.fsum(self._per_variable_max(red).tolist())
 
+    def cover_allowed(self, k: int | None = None) -> int:
+        """Bring into a restricted model the ``k`` (START_COLUMNS) best allowed candidates of
+        each variable that has no allowed column in it (a branch-and-bound node that fixed a
+        variable's model columns to 0 would otherwise make the restricted LP infeasible, and
+        :meth:`solve_lp` would then bring in every allowed candidate); how many came in."""
+        if self.pos is None:
+            return 0
+        k = self.START_COLUMNS if k is None else k
+        family = self.cache.family
+        inside = self.cols[self.allowed[self.cols]]
+        bare = np.bincount(family[inside], minlength=self.n) == 0
+        if not bare.any():
+            return 0
+        out = np.flatnonzero(self.allowed & (self.pos < 0) & bare[family])
+        rank = np.arange(len(out)) - np.searchsorted(out, np.asarray(self.cache.offsets[:-1], dtype=np.int64))[family[out]]
+        fresh = out[rank < k]               # the candidates are best first within a family
+        self._bring_in(fresh)
+        return len(fresh)
+
     def _per_variable_max(self, values: np.ndarray) -> np.ndarray:
         """Each variable's largest entry of ``values`` (one per candidate; a cache's families
         are contiguous and never empty)."""
