@@ -158,8 +158,9 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
             if res.status == "infeasible":
                 continue
             if eta is not None and is_integral(eta) and not closed(value):
-                # a DAG, or a cycle the rounds did not cut off; the point priced out, so that
-                # its value is the node's LP optimum (the rounds' may be Lagrangian bounds)
+                # a DAG, or a cycle the rounds did not cut off; solve again with every column
+                # priced out, so that the value is the node's LP optimum (a round's bound may be
+                # a Lagrangian one, above the DAG's score)
                 choice = choice_from_eta(cache, eta)
                 if not incumbent.offer(choice) and not choice_is_acyclic(cache, choice):
                     model.add_clusters(np.array(incumbent_clusters(cache, choice)))
