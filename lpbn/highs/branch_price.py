@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..incumbent import Incumbent, choice_is_acyclic
+from ..incumbent import Incumbent
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import incumbent_clusters
-from ..result import OPTIMAL
+from ..result import DAG, OPTIMAL
 from .branching import meets_parent, strong_edge_split
 
 #: cut rounds per node at most; a node's loop also ends once NODE_STALL says it stalls
@@ -84,29 +84,13 @@ def node_mask(model: EtaLP, base: np.ndarray, decisions: tuple) -> np.ndarray | 
             allowed[lo:hi] &= ~meets_parent(cache, p, i)
     if np.any(np.bincount(cache.family[allowed], minlength=cache.n) == 0):
         return None
-    return None if _cyclic(cache.n, forced) else allowed
-
-
-def _cyclic(n: int, edges: list[tuple[int, int]]) -> bool:
-    """Do the directed edges (p, i) close a cycle (Kahn's algorithm over their endpoints)?"""
-    if len(edges) < 2:
-        return False
-    out: dict[int, list[int]] = {}
-    indeg: dict[int, int] = {}
-    for p, i in edges:
-        out.setdefault(p, []).append(i)
-        indeg[i] = indeg.get(i, 0) + 1
-        indeg.setdefault(p, 0)
-    ready = [v for v, d in indeg.items() if d == 0]
-    seen = 0
-    while ready:
-        v = ready.pop()
-        seen += 1
-        for w in out.get(v, ()):
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                ready.append(w)
-    return seen < len(indeg)
+    if len(forced) > 1:
+        parents: list[list[int]] = [[] for _ in range(cache.n)]
+        for p, i in forced:
+            parents[i].append(p)
+        if not DAG(cache.names, parents).is_acyclic():
+            return None
+    return allowed
 
 
 def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: float, offer_lp, cut_options: dict,
@@ -130,11 +114,14 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
         best = incumbent.score
         return value <= best + CLOSE_RTOL * max(1.0, abs(best))
 
+    def book() -> None:
+        stats.update(bp_nodes=nodes, bp_open=len(heap), bp_depth=depth,
+                     bp_seconds=round(time.perf_counter() - t0, 3))
+
     def report() -> None:
         top = heap[0].bound if heap else -math.inf
         control.improved(bound=max(top, unsplit, incumbent.score))
-        stats.update(bp_nodes=nodes, bp_open=len(heap), bp_depth=depth,
-                     bp_seconds=round(time.perf_counter() - t0, 3))
+        book()
 
     try:
         while heap:
@@ -158,16 +145,13 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
             if res.status == "infeasible":
                 continue
             if eta is not None and is_integral(eta) and not closed(value):
-                # a DAG, or a cycle the rounds did not cut off; solve again with every column
-                # priced out, so that the value is the node's LP optimum (a round's bound may be
-                # a Lagrangian one, above the DAG's score)
-                choice = choice_from_eta(cache, eta)
-                if not incumbent.offer(choice) and not choice_is_acyclic(cache, choice):
-                    model.add_clusters(np.array(incumbent_clusters(cache, choice)))
+                # a round's bound may be a Lagrangian one, above the integral point's score:
+                # solve again with every column priced out, so that the value is the node's LP
+                # optimum (the point's DAG, if acyclic, was offered by the loop's on_bound)
                 lp = model.solve_lp(control.remaining())
-                value, eta = (min(value, lp.value), lp.eta) if lp.status == "optimal" else (value, None)
                 if lp.status == "infeasible":
                     continue
+                value, eta = (min(value, lp.value), lp.eta) if lp.status == "optimal" else (value, None)
             if eta is None or control.should_stop(nodes=nodes):   # stopped inside the node's LPs
                 heapq.heappush(heap, _Node(-value, seq, value, node.decisions))
                 seq += 1
@@ -198,5 +182,4 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
         return OPTIMAL if unsplit == -math.inf else "interrupted"
     finally:
         model.restrict(base)
-        stats.update(bp_nodes=nodes, bp_open=len(heap), bp_depth=depth,
-                     bp_seconds=round(time.perf_counter() - t0, 3))
+        book()

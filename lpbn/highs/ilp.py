@@ -192,8 +192,9 @@ def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, 
     incumbent, so they leave every node), then :func:`lpbn.highs.branch_price.branch_and_price`
     from the root LP's bound; (status, message) for ``finish``."""
     from .branch_price import branch_and_price
-    if control.should_stop():
-        return control.should_stop(), ""
+    stop = control.should_stop()
+    if stop:
+        return stop, ""
     if fix_columns:
         take_feed()
         keep, _ = _fix_by_reduced_cost(model, control, incumbent.score, stats)
@@ -453,6 +454,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     _check_highs_options(highs_options or {})
     if local_cuts not in (0, 3, 4):
         raise InputError(f"method 'highs': local_cuts must be 0, 3 or 4, not {local_cuts!r}")
+    if tree not in (None, "mip", "price"):
+        raise InputError(f"method 'highs': tree must be 'mip' or 'price', not {tree!r}")
     if zero_half is None:
         zero_half = "slack" if cache.n > ZERO_HALF_SLACK_MIN_N else True
     elif zero_half not in (True, False, "slack"):
@@ -464,13 +467,11 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         column_generation = numba and cache.m > COLUMN_GENERATION_ABOVE * cache.n
     elif column_generation and not numba:
         raise InputError("method 'highs': column_generation needs numba=True (its pricing is a kernel)")
-    model = EtaLP(cache, threads=threads, log=log, price=bool(column_generation),
-                  columns=EtaLP.start_columns(cache) if column_generation else None)
-    dense = model.price and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n     # a dense priced root
+    dense = bool(column_generation) and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n   # a dense priced root
     if tree is None:
         tree = "price" if dense and cache.n > ZERO_HALF_SLACK_MIN_N else "mip"
-    elif tree not in ("mip", "price"):
-        raise InputError(f"method 'highs': tree must be 'mip' or 'price', not {tree!r}")
+    model = EtaLP(cache, threads=threads, log=log, price=bool(column_generation),
+                  columns=EtaLP.start_columns(cache) if column_generation else None)
     incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
     offer = incumbent.offer
     stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,

@@ -141,7 +141,8 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
             on_bound(res.value, lp.eta)
         if (max_rounds is not None and res.rounds >= max_rounds) or (left() is not None and left() <= 0):
             break
-        if stall is not None and best is not None and _stalled(res.values, best(), *stall):
+        if stall is not None and best is not None and \
+                tailing_off(res.values, best(), stall[0], min_gap=0.0, gain=stall[1]):
             res.stalled = True
             break
         if mode == "cycles":
@@ -206,12 +207,6 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
         break
     res.seconds = time.perf_counter() - t0
     return res
-
-
-def _stalled(values: list[float], best: float, rounds: int, gain: float) -> bool:
-    """The last ``rounds`` of the bounds ``values`` gained less than ``gain`` of their gap to ``best``."""
-    return len(values) > rounds and math.isfinite(best) and \
-        values[-1 - rounds] - values[-1] < gain * (values[-1] - best)
 
 
 def _add_local(model, eta: np.ndarray, k: int, res: CutLoopResult) -> int:

@@ -59,14 +59,14 @@ LOCAL_TIME_SHARE = 0.25
 
 # ---------------------------------------------------------------------- when to separate what
 def tailing_off(values: list[float], best: float, rounds: int = TAIL_ROUNDS,
-                min_gap: float = TAIL_MIN_GAP) -> bool:
+                min_gap: float = TAIL_MIN_GAP, gain: float = TAIL_GAIN) -> bool:
     """The bounds ``values`` (one per round, the current last) tail off against the incumbent
-    score ``best``: the last ``rounds`` rounds gained less than TAIL_GAIN of a gap that is
-    still above ``min_gap`` (TAIL_MIN_GAP) of the incumbent's score."""
+    score ``best``: the last ``rounds`` rounds gained less than ``gain`` (TAIL_GAIN) of a gap
+    that is still above ``min_gap`` (TAIL_MIN_GAP) of the incumbent's score."""
     if len(values) <= rounds or not math.isfinite(best):
         return False
     gap = values[-1] - best
-    return gap > min_gap * max(1.0, abs(best)) and values[-1 - rounds] - values[-1] < TAIL_GAIN * gap
+    return gap > min_gap * max(1.0, abs(best)) and values[-1 - rounds] - values[-1] < gain * gap
 
 
 class TailBackoff:
