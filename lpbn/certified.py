@@ -12,9 +12,8 @@ time budget on two things (one after the other on one core; side by side on two,
    and bound may even close the gap, and the status becomes ``optimal``.  ``bound="highs"``
    takes the HiGHS ILP's bound instead (:mod:`lpbn.highs`; see LP_BOUNDS), with the search's
    DAGs as its incumbents too and, on dense caches (LOCAL_CUTS_MIN_DENSITY), the local cuts
-   of four variables in its root (``local_cuts=4``, :mod:`lpbn.lp.local_cuts`, unless
-   ``dual_options`` says otherwise): accidents at 300 s, gap 0.701% -> 0.522% (connect4 0.696%
-   -> 0.610%).  ``bound="auto"``
+   of LOCAL_CUTS_K variables in its root and nodes (:mod:`lpbn.lp.local_cuts`, unless
+   ``dual_options`` says otherwise).  ``bound="auto"``
    (the default) takes the one measured tighter for the cache's size (:func:`auto_bound`).
 
 With two or more cores and a time limit (``parallel=None``, the default, or ``True``) the two
@@ -83,13 +82,18 @@ BOUNDS = LP_BOUNDS + ("auto", "trivial")
 AUTO_BOUND_HIGHS_MIN_N = 101
 AUTO_BOUND_HIGHS_MAX_N = 1500
 AUTO_BOUND_HIGHS_MAX_M = 250_000
-#: The HiGHS bound adds local cuts of four variables (``local_cuts=4``) on caches of at least
+#: The HiGHS bound adds local cuts (``local_cuts``, LOCAL_CUTS_K) on caches of at least
 #: this many candidates per variable: on the dense caches independence selection writes
 #: (accidents, connect4: ~850 per variable) they took the 300-s gap from 0.70% to 0.52-0.55%;
 #: on the sparse caches of 64-213 per variable the cluster rounds gain more in the same time
 #: (60 s beside ASOBS, without / with them: munin1-5000 optimal in 37 / 46 s, diabetes-5000 in
 #: 43 / 56 s, munin-5000 0.086% / 0.093%, nips 0.094% / 0.109%; moviereview 0.022% / 0.020%).
 LOCAL_CUTS_MIN_DENSITY = 500
+#: ... of this many variables: with four, accidents at 300 s went 0.701% -> 0.522% (connect4
+#: 0.696% -> 0.610%); five against four on one cache each (600 s from ASOBS's DAG, the branch
+#: and price after the root, LOCAL_TIME_SHARE 0.25): connect4 0.828% -> 0.561%, accidents
+#: 0.466% -> 0.378% (results/scale/README.md, "Local cuts of five variables").
+LOCAL_CUTS_K = 5
 SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
                   "trail", "stall", "population", "generation"}
 
@@ -228,7 +232,8 @@ def _solve_bound(cache, control, method, options, incumbent=None, feed=None) -> 
         # (LOCAL_CUTS_MIN_DENSITY), let in by a gap measured against the search's DAG (its own
         # incumbents are weaker)
         return solve_highs(cache, control, prune=False, start=incumbent, incumbent_feed=feed,
-                           **{"local_cuts": 4 if cache.m >= LOCAL_CUTS_MIN_DENSITY * cache.n else 0, **options})
+                           **{"local_cuts": LOCAL_CUTS_K if cache.m >= LOCAL_CUTS_MIN_DENSITY * cache.n else 0,
+                              **options})
     from .dual.solver import solve_dual
     opts = dict(options)
     if cache.n > DUAL_LOCAL_SEARCH_MAX_N or feed is not None:

@@ -20,8 +20,9 @@ from lpbn.testing import random_cache, random_dags
 
 
 def test_the_small_polytopes_have_every_dag_as_a_vertex():
-    """25 DAGs on 3 nodes and 543 on 4 (OEIS A003024), each choosing one parent set per node."""
-    for k, count in ((2, 3), (3, 25), (4, 543)):
+    """25 DAGs on 3 nodes, 543 on 4 and 29,281 on 5 (OEIS A003024), each choosing one parent
+    set per node."""
+    for k, count in ((2, 3), (3, 25), (4, 543), (5, 29281)):
         A, coord = dag_vertices(k)
         assert A.shape == (count, k << (k - 1)) and len(coord) == k << (k - 1)
         assert np.all(A.sum(axis=1) == k) and len({tuple(r) for r in A}) == count
@@ -43,7 +44,30 @@ def test_the_target_lp_cuts_a_half_integral_three_cycle_and_no_dag():
     assert target.separate(dag)[0] <= 1e-9
 
 
-@pytest.mark.parametrize("k", [3, 4])
+@settings(max_examples=30, deadline=None)
+@given(k=st.sampled_from([3, 4]), seed=st.integers(0, 10**6), spread=st.integers(1, 4))
+def test_the_reduced_target_lp_has_the_full_lps_optimum(k, seed, spread):
+    """The target LP over the projection's support (TargetLP) against the full LP over every
+    DAG on k nodes (scipy's linprog): the same optimum, and the lifted row is valid for every
+    DAG and in the box."""
+    from scipy.optimize import linprog
+    rng = np.random.default_rng(seed)
+    A, coord = dag_vertices(k)
+    q = np.zeros(k << k)
+    for i in range(k):
+        sets = [t for t in range(1 << k) if not t >> i & 1]
+        pick = rng.choice(sets, size=min(spread, len(sets)), replace=False)
+        q[i * (1 << k) + pick] = rng.dirichlet(np.ones(len(pick)))
+    d = len(coord)
+    full = linprog(np.r_[-q[coord], 1.0], A_ub=np.hstack([A, -np.ones((len(A), 1))]), b_ub=np.zeros(len(A)),
+                   bounds=[(-1, 1)] * d + [(None, None)], method="highs")
+    violation, y, z = TargetLP(k).separate(q)
+    assert violation == pytest.approx(-full.fun, abs=1e-7)
+    assert float(y @ q) - z == pytest.approx(violation)
+    assert np.all(np.abs(y[coord]) <= 1 + 1e-9) and (A @ y[coord]).max() <= z + 1e-9
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
 def test_cuts_are_violated_at_the_point_and_valid_for_every_dag(k):
     """On random caches, at the LP point of the cycle inequalities or of exact cluster
     separation (with {0, 1/2}-cuts on some): every local cut is violated there and satisfied
@@ -143,6 +167,6 @@ def test_the_dual_takes_local_cuts_with_their_lp_multiplier(monkeypatch):
 # the dual with local cuts in every root round against the DP: tests/test_zero_half.py
 def test_the_dual_rejects_a_bad_local_cuts_option():
     cache = random_cache(5, seed=1)
-    for bad in (2, 5, True, "4"):
+    for bad in (2, 6, True, "4"):
         with pytest.raises(lpbn.InputError, match="local_cuts"):
             lpbn.solve(cache, "dual", local_cuts=bad)

@@ -98,7 +98,7 @@ class DualOptions:
         "root gap at 300 s: 4.1% without them, 1.5% with them.  'off': none.  Needs lp_polish and "
         "primal_first; off with certificate (the certificate format has no cut rows)."))
     local_cuts: int = _opt(0, (
-        "Local cuts of 3 or 4 variables (lpbn.lp.local_cuts: rows of the k-variable "
+        "Local cuts of 3, 4 or 5 variables (lpbn.lp.local_cuts: rows of the k-variable "
         "family-variable polytope, lifted) in the root, separated at the polished LP point once "
         "the rounds tail off with a gap below the 1% where the k-clusters and {0, 1/2}-cuts stop "
         "(with their own back-off); they enter the dual as the {0, 1/2}-cuts do.  0: none (not "
@@ -170,8 +170,8 @@ class DualOptions:
         if self.local_search is not None and (isinstance(self.local_search, bool) or not isinstance(
                 self.local_search, (int, float)) or not 0 <= self.local_search < math.inf):
             raise bad("local_search", "a non-negative number")
-        if isinstance(self.local_cuts, bool) or self.local_cuts not in (0, 3, 4):
-            raise bad("local_cuts", "0, 3 or 4")
+        if isinstance(self.local_cuts, bool) or self.local_cuts not in (0, 3, 4, 5):
+            raise bad("local_cuts", "0, 3, 4 or 5")
         if self.kcluster_nodes not in KCLUSTER_NODES:
             raise InputError(f"method 'dual': kcluster_nodes must be 'root', 'binding' or 'all', "
                              f"got {self.kcluster_nodes!r}")

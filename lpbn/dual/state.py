@@ -65,7 +65,7 @@ class DualState:
         self.zero_half = False                # separate {0, 1/2}-cuts beside tailing rounds (needs the LP polish)
         self.zero_half_backoff = None         # TailBackoff of those attempts (created at the first)
         self.zero_half_cuts = 0               # cuts separated so far
-        self.local_k = 0                      # local cuts of this many variables (3 or 4; 0: none)
+        self.local_k = 0                      # local cuts of this many variables (3, 4 or 5; 0: none)
         self.local_backoff = None             # TailBackoff of the local-cut attempts
         self.local_cuts = 0                   # local cuts separated so far
         self.allowed = np.ones(cache.m, dtype=np.bool_)

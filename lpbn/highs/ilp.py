@@ -36,6 +36,7 @@ from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
 from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
+from ..lp.local_cuts import SIZES
 from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
@@ -403,7 +404,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         ILP over the candidates in the support of the root's last LP point and the incumbent's
         for at most SUPPORT_MIP_SECONDS (:func:`_support_mip`; default True): a better start
         for the MIP, and more candidates fixed by their reduced costs.
-    local_cuts : {0, 3, 4}
+    local_cuts : {0, 3, 4, 5}
         k > 0: the root also adds local cuts, valid rows of the k-variable family polytope
         lifted to the cache (:mod:`lpbn.lp.local_cuts`): beside tailing cluster rounds once
         the gap to the incumbent is below 1% (where the k-clusters and {0, 1/2}-cuts stop),
@@ -452,8 +453,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
     if acyclicity not in ("generation", "lazy"):
         raise InputError(f"method 'highs': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
     _check_highs_options(highs_options or {})
-    if local_cuts not in (0, 3, 4):
-        raise InputError(f"method 'highs': local_cuts must be 0, 3 or 4, not {local_cuts!r}")
+    if isinstance(local_cuts, bool) or local_cuts not in (0, *SIZES):
+        raise InputError(f"method 'highs': local_cuts must be 0, 3, 4 or 5, not {local_cuts!r}")
     if tree not in (None, "mip", "price"):
         raise InputError(f"method 'highs': tree must be 'mip' or 'price', not {tree!r}")
     if zero_half is None:

@@ -94,7 +94,7 @@ def cut_loop(model, *, mode: str = "clusters", exact: bool = True, tol: float = 
     ``purge_clusters=k`` deletes, at every k-th LP point, the cluster and k-cluster rows that
     were slack there and at the check before (:meth:`~lpbn.lp.model.EtaLP.purge_clusters`;
     the caller restores them with :meth:`~lpbn.lp.model.EtaLP.restore_purged` before an ILP).
-    ``local=k`` (3 or 4) adds the local cuts of :mod:`lpbn.lp.local_cuts` (valid rows of the
+    ``local=k`` (3, 4 or 5) adds the local cuts of :mod:`lpbn.lp.local_cuts` (valid rows of the
     k-variable family polytope, lifted): beside tailing cluster rounds whose gap is between
     LOCAL_TAIL_MIN_GAP and TAIL_MIN_GAP (with their own back-off, and while their separation
     has taken at most LOCAL_TIME_SHARE of the loop's time), and when nothing else is violated.

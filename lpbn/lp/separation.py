@@ -53,8 +53,11 @@ LOCAL_TAIL_MIN_GAP = 1e-4
 #: cut loop's time so far (when nothing else is violated they are tried regardless).  Their
 #: back-off resets on any cut found, and on caches whose cluster rounds still gain they found
 #: a few cuts in every round: munin1-5000 (186 variables) beside ASOBS spent 38.6 of its 60 s
-#: on them and ended at a 0.52% gap, against optimal in 37 s without them.
-LOCAL_TIME_SHARE = 0.25
+#: on them and ended at a 0.52% gap, against optimal in 37 s without them (so they are on
+#: only on dense caches, lpbn.certified.LOCAL_CUTS_MIN_DENSITY).  With five variables (600 s
+#: from ASOBS's DAG, root then branch and price): connect4 0.561 / 0.521 / 0.563% at a share
+#: of 0.25 / 0.5 / 0.75 (at 0.75 the root never stalled), accidents 0.378 / 0.364% at 0.25 / 0.5.
+LOCAL_TIME_SHARE = 0.5
 
 
 # ---------------------------------------------------------------------- when to separate what
