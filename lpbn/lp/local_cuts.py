@@ -57,22 +57,26 @@ SIZES = (3, 4, 5)
 def dag_vertices(k: int) -> tuple[np.ndarray, np.ndarray]:
     """The DAGs on k nodes as 0/1 rows over the coordinates (i, T), T ⊆ {0..k-1} \\ {i} a
     bitmask, and the coordinates' positions ``i * 2**k + T`` (the unused T ∋ i left out)."""
-    G = dag_coordinates(k)
-    coord = np.array([i * (1 << k) + t for i in range(k) for t in range(1 << k) if not t >> i & 1])
+    G, coord = dag_coordinates(k), coordinates(k)
     A = np.zeros((len(G), len(coord)))
     A[np.arange(len(G))[:, None], G] = 1.0
     return A, coord
 
 
 @lru_cache(maxsize=None)
+def coordinates(k: int) -> np.ndarray:
+    """The coordinates (i, T) of k nodes as positions ``i * 2**k + T``, T ∌ i."""
+    return np.array([i * (1 << k) + t for i in range(k) for t in range(1 << k) if not t >> i & 1])
+
+
+@lru_cache(maxsize=None)
 def dag_coordinates(k: int) -> np.ndarray:
-    """The DAGs on k nodes, one row each: node i's coordinate as a position among the
-    ``dag_vertices`` coordinates.  Every DAG has a topological order in which each node's
+    """The DAGs on k nodes, one row each: node i's coordinate as a position among
+    :func:`coordinates`.  Every DAG has a topological order in which each node's
     parents precede it, so the DAGs are the parent choices from predecessors over all k!
     orders, without repeats (5 nodes: 122,880 choices, 29,281 DAGs)."""
     where = np.full(k << k, -1)
-    coord = [i * (1 << k) + t for i in range(k) for t in range(1 << k) if not t >> i & 1]
-    where[coord] = np.arange(len(coord))
+    where[coordinates(k)] = np.arange(len(coordinates(k)))
     rows = set()
     for perm in itertools.permutations(range(k)):
         choices = []
@@ -99,7 +103,7 @@ class TargetLP:
     the empty set gets coefficient 0 in :func:`local_cut`)."""
 
     def __init__(self, k: int):
-        _, self.coord = dag_vertices(k)
+        self.coord = coordinates(k)
         self.k, self.d = k, len(self.coord)
         self.rows = dag_coordinates(k)
         self.row_bits = np.ascontiguousarray(_bits(self.rows, self.d).T)   # word-major
