@@ -579,7 +579,8 @@ def test_dual_options_are_documented_validated_and_listed():
     assert None not in (resolved.lp_polish, resolved.branching, resolved.primal_first,
                         resolved.root_tail_rounds, resolved.separation_batch, resolved.round_sweeps)
     for bad in ({"branching": "best"}, {"exact_separation": "some"}, {"k_max": 0},
-                {"kcluster_nodes": "x"}, {"kcluster_rounds": "often"}, {"round_sweeps": 0}, {"no_such_option": 1}):
+                {"kcluster_nodes": "x"}, {"kcluster_rounds": "often"}, {"round_sweeps": 0}, {"no_such_option": 1},
+                {"support_mip": -1}, {"support_mip": True}, {"support_mip": "x"}):
         with pytest.raises(InputError):
             lpbn.solve(cache, method="dual", **bad)
     assert lpbn.solve(cache, method="dual", lp_polish=False).status == "optimal"
@@ -638,3 +639,56 @@ def test_a_stop_from_outside_reaches_the_root():
     res = BranchAndBound(cache, control).run()
     assert res.status == "superseded" and res.stats["nodes"] == 1
     assert res.upper_bound >= opt - 1e-9 * abs(opt) and res.score <= opt + 1e-9 * abs(opt)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 8), seed=st.integers(0, 10_000), density=st.sampled_from([0.5, 0.9]),
+       rounds=st.integers(0, 3))
+def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, density, rounds):
+    """BranchAndBound._support_mip: the incumbent becomes the best DAG over the candidates in
+    the LP point's support and the incumbent's own (the DP over that sub-cache), never worse;
+    the same support is not solved twice; a support above support_mip x n, or one found when
+    the ILPs' share of the time is spent, is skipped."""
+    from lpbn.control import SolveControl
+    from lpbn.dual.bnb import BranchAndBound
+    from lpbn.dual.options import DualOptions
+    from lpbn.lp.cut_loop import cut_loop
+    from lpbn.lp.model import EtaLP
+    cache = random_cache(n, seed=seed, density=density).prune_dominated()
+    model = EtaLP(cache)
+    cut_loop(model, mode="clusters", max_rounds=rounds)
+    eta = np.maximum(model.solve_lp().eta, 0.0)
+    keep = eta > 1e-9
+    bb = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
+    bb.control.start -= 100.0                   # time spent so far: the ILPs' share allows one
+    greedy = cache.best_for_order(np.arange(n))[0]
+    bb.inc.offer(greedy, float(cache.scores[greedy].sum()))
+    before = bb.inc.score
+    keep[greedy] = True
+    sub_best = lpbn.solve(cache.select(keep), method="dp").score
+    bb.state.last_eta = eta
+    improved = bb._support_mip()
+    assert bb.stats["support_mips"] == 1 and improved == (bb.inc.score > before)
+    assert bb.inc.score >= before and rel(bb.inc.score, max(before, sub_best)) <= 1e-9
+    assert keep[bb.inc.choice].all() and rel(cache.scores[bb.inc.choice].sum(), bb.inc.score) <= 1e-12
+    assert not bb._support_mip() and bb.stats["support_mips"] == 1        # solved once per support
+    small = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=0.5))
+    small.control.start -= 100.0
+    small.state.last_eta = np.ones(cache.m)
+    assert not small._support_mip() and "support_mips" not in small.stats
+    spent = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
+    spent.state.last_eta, spent.support_seconds = eta, 1.0      # its share of the time is used up
+    assert not spent._support_mip() and "support_mips" not in spent.stats
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(3, 10), seed=st.integers(0, 10_000), ratio=st.sampled_from([0.0, 3.0, 1000.0]))
+def test_support_mip_keeps_the_dual_exact(n, seed, ratio):
+    """The support ILP at every node (1000), the default (3) or never (0): the DP's optimum,
+    proved, with every bound of the trace at or above it."""
+    cache = random_cache(n, seed=seed, density=0.8)
+    opt = optimum(cache)
+    r = lpbn.solve(cache, method="dual", support_mip=ratio)
+    assert r.status == "optimal" and rel(r.score, opt) <= TOL and r.dag.is_acyclic()
+    assert all(bound >= opt - TOL * max(1, abs(opt)) for _, _, bound in r.trace)
+    assert (ratio == 0.0) <= ("support_mips" not in r.stats)

@@ -155,36 +155,47 @@ def _after_root(model: EtaLP, control, stats: dict, incumbent: Incumbent, search
 
 
 def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbent, stats: dict) -> None:
-    """A primal heuristic before the MIP: the ILP over the candidates in the support of the
-    root's last LP point ``eta`` and the incumbent's (the restricted master heuristic of column
-    generation: the integer program over the columns the LP chose), solved by this method
-    itself within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of the time left);
-    its DAG is offered to ``incumbent``.  The root LP is close to the optimum where the MIP is
-    what is left to do, and its support is small (hailfinder at N = 20,000: 230 of 6,179
+    """A primal heuristic before the MIP: :func:`support_ilp` over the root's last LP point
+    ``eta`` within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of the time
+    left); its DAG is offered to ``incumbent``.  The root LP is close to the optimum where the
+    MIP is what is left to do, and its support is small (hailfinder at N = 20,000: 230 of 6,179
     candidates): there the sub-ILP proves its own optimum in about 2 s and that DAG was the
     cache's optimum, where the ordering climb left the MIP an incumbent 0.025% below it, on
     which HiGHS's MIP spent 84 nodes and 45 s (with the optimum as start: one node, more
-    candidates fixed by their reduced costs; results/bnlearn20000/README.md).  Its bound is
-    over the sub-cache only and is not used."""
-    from ..control import SolveControl
+    candidates fixed by their reduced costs; results/bnlearn20000/README.md)."""
     budget = min(SUPPORT_MIP_SECONDS, SUPPORT_MIP_SHARE * control.remaining())
     if control.should_stop() or control.closed() or budget <= 0.0:
         return
+    choice, st = support_ilp(cache, eta, incumbent.choice, budget, watch=control.should_stop)
+    stats.update({"support_mip_" + k: v for k, v in st.items()})
+    if choice is not None:
+        incumbent.offer(choice)
+
+
+def support_ilp(cache: ScoreCache, eta: np.ndarray, incumbent_choice: np.ndarray | None,
+                time_limit: float, watch=None) -> tuple[np.ndarray | None, dict]:
+    """The ILP over the candidates in the support of an LP point ``eta`` (above SUPPORT_TOL)
+    and the incumbent's, solved by this method itself from the incumbent within
+    ``time_limit`` seconds (``watch``: a stop poll, e.g. the caller's ``should_stop``): the
+    restricted master heuristic of column generation, RENS (Berthold 2014) without its
+    bounds — the integer program over the columns the LP chose.  Returns (the best DAG found
+    as candidate indices of ``cache``, or None; stats ``columns``, ``status``, ``seconds``).
+    Its bound is over the sub-cache only and is not used."""
+    from ..control import SolveControl
     t0 = time.perf_counter()
     keep = np.asarray(eta, dtype=np.float64) > SUPPORT_TOL
-    if incumbent.choice is not None:
-        keep[np.asarray(incumbent.choice, dtype=np.int64)] = True
+    if incumbent_choice is not None:
+        keep[np.asarray(incumbent_choice, dtype=np.int64)] = True
     if np.any(np.bincount(cache.family[keep], minlength=cache.n) == 0):
-        return                                  # a variable without a column: no sub-cache
+        return None, {}                         # a variable without a column: no sub-cache
     sub = cache.select(keep)
-    start = None if incumbent.choice is None else [cache.parents(j) for j in incumbent.choice]
-    inner = SolveControl(time_limit=budget)
-    inner.watch = control.should_stop
+    start = None if incumbent_choice is None else [cache.parents(int(j)) for j in incumbent_choice]
+    inner = SolveControl(time_limit=time_limit)
+    inner.watch = watch
     result = solve_highs(sub, inner, prune=False, support_mip=False, start_search=False, start=start)
-    stats.update(support_mip_columns=int(keep.sum()), support_mip_status=result.status,
-                 support_mip_seconds=round(time.perf_counter() - t0, 3))
-    if result.dag is not None:
-        incumbent.offer(_choice_of(cache, result.dag))
+    stats = {"columns": int(keep.sum()), "status": result.status,
+             "seconds": round(time.perf_counter() - t0, 3)}
+    return (None if result.dag is None else _choice_of(cache, result.dag)), stats
 
 
 def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, take_feed,
