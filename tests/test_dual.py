@@ -261,15 +261,19 @@ def test_incremental_growth_matches_reference(n, seed, noise):
         assert np.array_equal(a, b) and ga == gb
 
 
-def test_runs_are_reproducible():
-    """The OBS effort is counted in climbs, not seconds: two runs give the same search."""
-    cache = random_cache(14, seed=11, max_parents=3, density=0.7)
+@pytest.mark.parametrize("source", ["random", "anchors/gobnilp-bic3/flag.BIC.p3.jkl"])
+def test_runs_are_reproducible(instances, source):
+    """The OBS effort is counted in climbs and the support ILPs in nodes, not seconds: two runs
+    give the same search (flag: its one node's support ILP gives the optimum)."""
+    cache = random_cache(14, seed=11, max_parents=3, density=0.7) if source == "random" \
+        else read_scores(instances / source)
     a = lpbn.solve(cache, method="dual")
     b = lpbn.solve(cache, method="dual")
     assert a.status == b.status == "optimal"
-    for k in ("nodes", "clusters", "iterations", "local_search_climbs"):
+    for k in ("nodes", "clusters", "iterations", "local_search_climbs", "support_mips"):
         assert a.stats.get(k) == b.stats.get(k), k
     assert a.score == b.score and a.upper_bound == b.upper_bound
+    assert source == "random" or a.stats["support_mips"] >= 1
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -648,7 +652,7 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     """BranchAndBound._support_mip: the incumbent becomes the best DAG over the candidates in
     the LP point's support and the incumbent's own (the DP over that sub-cache), never worse;
     the same support is not solved twice; a support above support_mip x n, or one found when
-    the ILPs' share of the time is spent, is skipped."""
+    the count of ILPs (five, and one per ten nodes) is spent, is skipped."""
     from lpbn.control import SolveControl
     from lpbn.dual.bnb import BranchAndBound
     from lpbn.dual.options import DualOptions
@@ -660,7 +664,6 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     eta = np.maximum(model.solve_lp().eta, 0.0)
     keep = eta > 1e-9
     bb = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
-    bb.control.start -= 100.0                   # time spent so far: the ILPs' share allows one
     greedy = cache.best_for_order(np.arange(n))[0]
     bb.inc.offer(greedy, float(cache.scores[greedy].sum()))
     before = bb.inc.score
@@ -673,19 +676,30 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     assert keep[bb.inc.choice].all() and rel(cache.scores[bb.inc.choice].sum(), bb.inc.score) <= 1e-12
     assert not bb._support_mip() and bb.stats["support_mips"] == 1        # solved once per support
     small = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=0.5))
-    small.control.start -= 100.0
     small.state.last_eta = np.ones(cache.m)
     assert not small._support_mip() and "support_mips" not in small.stats
     spent = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
-    spent.state.last_eta, spent.support_seconds = eta, 1.0      # its share of the time is used up
-    assert not spent._support_mip() and "support_mips" not in spent.stats
+    spent.inc.offer(greedy, before)
+    spent.state.last_eta, spent.stats["support_mips"] = eta, 5     # the count allows none yet
+    assert not spent._support_mip() and spent.stats["support_mips"] == 5
+    spent.stats["nodes"] = 10                                       # ten nodes credit one more
+    spent._support_mip()
+    assert spent.stats["support_mips"] == 6 and rel(spent.inc.score, bb.inc.score) <= 1e-9
+    # without an incumbent the support alone may admit no DAG: then no answer, not an error
+    from lpbn.highs.ilp import support_ilp
+    alone, _ = support_ilp(cache, eta, None, 60.0)
+    try:
+        feasible = cache.select(eta > 1e-9).n == n
+    except lpbn.errors.ScoreFileError:
+        feasible = False
+    assert (alone is not None) == feasible
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 10), seed=st.integers(0, 10_000), ratio=st.sampled_from([0.0, 3.0, 1000.0]))
 def test_support_mip_keeps_the_dual_exact(n, seed, ratio):
-    """The support ILP at every node (1000), the default (3) or never (0): the DP's optimum,
-    proved, with every bound of the trace at or above it."""
+    """The support ILP whatever the support's size (1000), on small supports (3, the default)
+    or never (0): the DP's optimum, proved, with every bound of the trace at or above it."""
     cache = random_cache(n, seed=seed, density=0.8)
     opt = optimum(cache)
     r = lpbn.solve(cache, method="dual", support_mip=ratio)

@@ -91,16 +91,18 @@ FIXING_REBUILD_FRACTION = 0.5
 #: (wdbc, dual alone: 33-36 s without, 30-33 s at 0.6-0.7, and a weaker root at 0.5; nltcs
 #: 6.3 -> 4.1 s, autos 4.0 -> 3.2 s; no other uci-bic3 cache fixes that much inside its root).
 ROOT_FIXING_FRACTION = 0.6
-#: The ILP over a node's LP support (``support_mip``, :meth:`BranchAndBound._support_mip`) runs
-#: for at most SUPPORT_MIP_NODE_SECONDS and SUPPORT_MIP_SHARE of the time left, and all of them
-#: within SUPPORT_MIP_FREE seconds plus SUPPORT_MIP_SHARE of the search's time so far; one is
-#: not started with less than SUPPORT_MIP_MIN_SECONDS to spend.  wdbc's supports of 31-81
-#: candidates took 0.005-0.05 s each, and the fifth gave the optimum; alarm-5000's incumbent
-#: is optimal from the start, and at a 10% share 104 useless ILPs took 2.2 s of its 22 s.
+#: The ILPs over nodes' LP supports (``support_mip``, :meth:`BranchAndBound._support_mip`) are
+#: counted, not timed, so that runs stay reproducible: SUPPORT_MIP_FREE of them, then
+#: SUPPORT_MIP_PER_NODE more per node evaluated.  wdbc's supports of 31-81 candidates took
+#: 0.005-0.05 s each and the fifth (at node 19) gave the optimum; alarm-5000's incumbent is
+#: optimal from the start, and one ILP at each of its 321 nodes' small supports (104) took 2.2 s
+#: of its 22 s.  Each runs for at most SUPPORT_MIP_NODE_SECONDS and SUPPORT_MIP_SHARE of the
+#: time left, and none once they have taken SUPPORT_MIP_SHARE of the time so far (a guard for
+#: caches whose supports are slow to solve).
+SUPPORT_MIP_FREE = 5
+SUPPORT_MIP_PER_NODE = 0.1
 SUPPORT_MIP_NODE_SECONDS = 1.0
-SUPPORT_MIP_SHARE = 0.03
-SUPPORT_MIP_FREE = 0.05
-SUPPORT_MIP_MIN_SECONDS = 0.02
+SUPPORT_MIP_SHARE = 0.1
 #: Above this many variables the relaxation adds many clusters per round and runs few CD sweeps
 #: between separations (``separation_batch`` and ``round_sweeps`` in :class:`DualOptions`).
 SCALE_N = 1000
@@ -704,26 +706,29 @@ class BranchAndBound:
     def _support_mip(self) -> bool:
         """The ILP over the support of the node's LP point η and the incumbent's sets
         (:func:`lpbn.highs.ilp.support_ilp`) when that support has at most ``support_mip`` x n
-        candidates, once per support, within SUPPORT_MIP_NODE_SECONDS and with all of them
-        inside a small share of the search's time so far; True when it improved the
-        incumbent.  The node's bound is not touched: this only offers a DAG."""
+        candidates, once per support, while the count allows one (SUPPORT_MIP_FREE +
+        SUPPORT_MIP_PER_NODE per node); True when it improved the incumbent.  The node's bound
+        is not touched: this only offers a DAG."""
         eta, ratio = self.state.last_eta, self.opts.support_mip
         if not ratio or eta is None:
+            return False
+        runs = self.stats.get("support_mips", 0)
+        if runs >= SUPPORT_MIP_FREE + SUPPORT_MIP_PER_NODE * self.stats["nodes"]:
             return False
         support = eta > SUPPORT_TOL
         if np.count_nonzero(support) > ratio * self.cache.n:
             return False
         key = np.flatnonzero(support).tobytes()
         now = time.perf_counter()
-        allowance = SUPPORT_MIP_FREE + SUPPORT_MIP_SHARE * (now - self.control.start) - self.support_seconds
-        budget = min(SUPPORT_MIP_NODE_SECONDS, allowance, SUPPORT_MIP_SHARE * (self.deadline - now))
-        if key in self.supports_tried or budget < SUPPORT_MIP_MIN_SECONDS:
+        budget = min(SUPPORT_MIP_NODE_SECONDS, SUPPORT_MIP_SHARE * (self.deadline - now))
+        if key in self.supports_tried or self.support_seconds > SUPPORT_MIP_SHARE * (now - self.control.start) \
+                or budget <= 0.0:
             return False
         self.supports_tried.add(key)
         from ..highs.ilp import support_ilp
         choice, _ = support_ilp(self.cache, eta, self.inc.choice, budget, watch=self.control.should_stop)
         self.support_seconds += time.perf_counter() - now
-        self.stats["support_mips"] = self.stats.get("support_mips", 0) + 1
+        self.stats["support_mips"] = runs + 1
         self.stats["support_mip_seconds"] = round(self.support_seconds, 3)
         return choice is not None and self.inc.offer(choice, float(self.cache.scores[choice].sum()))
 

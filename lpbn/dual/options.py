@@ -132,11 +132,11 @@ class DualOptions:
         "After a node's LP polish, when the LP point η has at most support_mip x n candidates in "
         "its support (and the node's bound is above the incumbent), solve the ILP over that "
         "support and the incumbent's sets with HiGHS (lpbn.highs.ilp.support_ilp; once per "
-        "support, 1 s at most, all of them within 0.05 s + 3% of the time so far) and offer its "
-        "DAG.  Deep in a tree the LP point is nearly integral while its decoding misses the DAG "
-        "inside it: wdbc's tree dived 16 levels on nodes whose bound was already the optimum "
-        "(dual alone: 30-31 s and 64 nodes -> 23 s and 31 nodes).  0: off.  It only offers "
-        "DAGs; needs lp_polish."))
+        "support, 1 s at most; five of them and one more per ten nodes, counted, not timed) and "
+        "offer its DAG.  Deep in a tree the LP point is nearly integral while its decoding "
+        "misses the DAG inside it: wdbc's tree dived 16 levels on nodes whose bound was already "
+        "the optimum (dual alone: 30-31 s and 64 nodes -> 23 s and 31 nodes).  0: off.  It only "
+        "offers DAGs; needs lp_polish."))
     seed: int = _opt(0, "Seed of the local search.")
     incumbent: Any = _opt(None, (
         "A DAG to start from (a DAG over the cache's variables, every parent set a candidate), "

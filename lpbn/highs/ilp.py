@@ -32,7 +32,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from ..errors import InputError
+from ..errors import InputError, ScoreFileError
 from ..incumbent import Incumbent, choice_is_acyclic
 from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
@@ -188,7 +188,10 @@ def support_ilp(cache: ScoreCache, eta: np.ndarray, incumbent_choice: np.ndarray
         keep[np.asarray(incumbent_choice, dtype=np.int64)] = True
     if np.any(np.bincount(cache.family[keep], minlength=cache.n) == 0):
         return None, {}                         # a variable without a column: no sub-cache
-    sub = cache.select(keep)
+    try:
+        sub = cache.select(keep)
+    except ScoreFileError:                      # without an incumbent a support may hold no DAG
+        return None, {}
     start = None if incumbent_choice is None else [cache.parents(int(j)) for j in incumbent_choice]
     inner = SolveControl(time_limit=time_limit)
     inner.watch = watch
