@@ -686,7 +686,7 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     spent._support_mip()
     assert spent.stats["support_mips"] == 6 and rel(spent.inc.score, bb.inc.score) <= 1e-9
     # without an incumbent the support alone may admit no DAG: then no answer, not an error
-    from lpbn.highs.ilp import support_ilp
+    from lpbn.support_ilp import support_ilp
     alone, _ = support_ilp(cache, eta, None, 60.0)
     try:
         feasible = cache.select(eta > 1e-9).n == n

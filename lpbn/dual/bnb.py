@@ -39,6 +39,7 @@ from ..incumbent import Incumbent, dag_of
 from ..lp.separation import SUPPORT_TOL
 from ..result import DAG, OPTIMAL, SolveResult
 from ..signals import pending
+from ..support_ilp import support_ilp
 from .branching import (
     Node,
     Pseudocosts,
@@ -705,7 +706,7 @@ class BranchAndBound:
 
     def _support_mip(self) -> bool:
         """The ILP over the support of the node's LP point η and the incumbent's sets
-        (:func:`lpbn.highs.ilp.support_ilp`) when that support has at most ``support_mip`` x n
+        (:func:`lpbn.support_ilp.support_ilp`) when that support has at most ``support_mip`` x n
         candidates, once per support, while the count allows one (SUPPORT_MIP_FREE +
         SUPPORT_MIP_PER_NODE per node); True when it improved the incumbent.  The node's bound
         is not touched: this only offers a DAG."""
@@ -725,7 +726,6 @@ class BranchAndBound:
                 or budget <= 0.0:
             return False
         self.supports_tried.add(key)
-        from ..highs.ilp import support_ilp
         choice, _ = support_ilp(self.cache, eta, self.inc.choice, budget, watch=self.control.should_stop)
         self.support_seconds += time.perf_counter() - now
         self.stats["support_mips"] = runs + 1

@@ -131,7 +131,7 @@ class DualOptions:
     support_mip: float = _opt(3.0, (
         "After a node's LP polish, when the LP point η has at most support_mip x n candidates in "
         "its support (and the node's bound is above the incumbent), solve the ILP over that "
-        "support and the incumbent's sets with HiGHS (lpbn.highs.ilp.support_ilp; once per "
+        "support and the incumbent's sets with the HiGHS ILP (lpbn.support_ilp; once per "
         "support, 1 s at most; five of them and one more per ten nodes, counted, not timed) and "
         "offer its DAG.  Deep in a tree the LP point is nearly integral while its decoding "
         "misses the DAG inside it: wdbc's tree dived 16 levels on nodes whose bound was already "

@@ -32,7 +32,7 @@ import highspy
 import numpy as np
 
 from ..cache import ScoreCache
-from ..errors import InputError, ScoreFileError
+from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
 from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
@@ -42,6 +42,7 @@ from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
 from ..lp.separation import incumbent_clusters
 from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
+from ..support_ilp import support_ilp
 
 
 #: re-solves for pricing per round of the root's cut loop before it separates anyway (the
@@ -60,10 +61,9 @@ ZERO_HALF_SLACK_MIN_N = 40
 #: polish LP, :attr:`lpbn.dual.polish.PolishLP.RESTRICT_ABOVE`)
 COLUMN_GENERATION_ABOVE = 64
 #: the sub-ILP over the root LP's support (:func:`_support_mip`) runs for at most this many
-#: seconds and this share of the time left; a column is in the support above SUPPORT_TOL
+#: seconds and this share of the time left
 SUPPORT_MIP_SECONDS = 10.0
 SUPPORT_MIP_SHARE = 0.1
-SUPPORT_TOL = 1e-9
 #: with ``zero_half="slack"`` the root's cut loop deletes the {0, 1/2}-cuts slack at every
 #: PURGE_EVERY-th LP point (:meth:`lpbn.lp.model.EtaLP.purge_cuts`): the cuts are dense, and a
 #: pivot over hailfinder-20000's ~2,000 rows cost 2.4 ms at the end of its root with them all,
@@ -155,9 +155,9 @@ def _after_root(model: EtaLP, control, stats: dict, incumbent: Incumbent, search
 
 
 def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbent, stats: dict) -> None:
-    """A primal heuristic before the MIP: :func:`support_ilp` over the root's last LP point
-    ``eta`` within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of the time
-    left); its DAG is offered to ``incumbent``.  The root LP is close to the optimum where the
+    """A primal heuristic before the MIP: :func:`lpbn.support_ilp.support_ilp` over the root's
+    last LP point ``eta`` within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of
+    the time left); its DAG is offered to ``incumbent``.  The root LP is close to the optimum where the
     MIP is what is left to do, and its support is small (hailfinder at N = 20,000: 230 of 6,179
     candidates): there the sub-ILP proves its own optimum in about 2 s and that DAG was the
     cache's optimum, where the ordering climb left the MIP an incumbent 0.025% below it, on
@@ -170,35 +170,6 @@ def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbe
     stats.update({"support_mip_" + k: v for k, v in st.items()})
     if choice is not None:
         incumbent.offer(choice)
-
-
-def support_ilp(cache: ScoreCache, eta: np.ndarray, incumbent_choice: np.ndarray | None,
-                time_limit: float, watch=None) -> tuple[np.ndarray | None, dict]:
-    """The ILP over the candidates in the support of an LP point ``eta`` (above SUPPORT_TOL)
-    and the incumbent's, solved by this method itself from the incumbent within
-    ``time_limit`` seconds (``watch``: a stop poll, e.g. the caller's ``should_stop``): the
-    restricted master heuristic of column generation, RENS (Berthold 2014) without its
-    bounds — the integer program over the columns the LP chose.  Returns (the best DAG found
-    as candidate indices of ``cache``, or None; stats ``columns``, ``status``, ``seconds``).
-    Its bound is over the sub-cache only and is not used."""
-    from ..control import SolveControl
-    t0 = time.perf_counter()
-    keep = np.asarray(eta, dtype=np.float64) > SUPPORT_TOL
-    if incumbent_choice is not None:
-        keep[np.asarray(incumbent_choice, dtype=np.int64)] = True
-    if np.any(np.bincount(cache.family[keep], minlength=cache.n) == 0):
-        return None, {}                         # a variable without a column: no sub-cache
-    try:
-        sub = cache.select(keep)
-    except ScoreFileError:                      # without an incumbent a support may hold no DAG
-        return None, {}
-    start = None if incumbent_choice is None else [cache.parents(int(j)) for j in incumbent_choice]
-    inner = SolveControl(time_limit=time_limit)
-    inner.watch = watch
-    result = solve_highs(sub, inner, prune=False, support_mip=False, start_search=False, start=start)
-    stats = {"columns": int(keep.sum()), "status": result.status,
-             "seconds": round(time.perf_counter() - t0, 3)}
-    return (None if result.dag is None else _choice_of(cache, result.dag)), stats
 
 
 def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, take_feed,
