@@ -722,8 +722,8 @@ class BranchAndBound:
         key = np.flatnonzero(support).tobytes()
         now = time.perf_counter()
         budget = min(SUPPORT_MIP_NODE_SECONDS, SUPPORT_MIP_SHARE * (self.deadline - now))
-        if key in self.supports_tried or self.support_seconds > SUPPORT_MIP_SHARE * (now - self.control.start) \
-                or budget <= 0.0:
+        guard = self.support_seconds > SUPPORT_MIP_SHARE * (now - self.control.start)
+        if key in self.supports_tried or guard or budget <= 0.0:
             return False
         self.supports_tried.add(key)
         choice, _ = support_ilp(self.cache, eta, self.inc.choice, budget, watch=self.control.should_stop)
