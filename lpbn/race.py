@@ -21,7 +21,7 @@ and its core goes to the dual, which then forks a second worker for its branch-a
 subtrees (``workers=2``, :mod:`lpbn.dual.parallel`; option ``spare_core``).  On wdbc (n = 31)
 the order-graph search projects minutes after a few seconds of layers and is still 2.8% away
 after 60 s, while the dual's tree gains from a second worker; on soybean (n = 36) it projects
-seconds and wins the race.
+21-28 s on a calm machine and wins the race, 55-69 s on a slow one and yields.
 
 Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
 terminal reaches both processes (one process group) and each returns its best so far; a
@@ -51,9 +51,12 @@ RIVAL_GRACE = 5.0
 ONE_CORE = {"bfbnb": {"threads": 1}, "dp": {"threads": 1}}
 #: the rival yields its core when it projects more than this many seconds still to go (or more
 #: than the time left) in HANDOVER_LAYERS consecutive estimates (one per layer; wdbc's
-#: order-graph search, one thread, projects 125-170 s from its sixth layer on and is 2.8% from a
-#: proof after 60 s; soybean's projects 21-28 s from its fourth layer and proves in 24 s)
-HANDOVER_HORIZON = 60.0
+#: order-graph search, one thread, projects 125-290 s from its sixth layer on and is 2.8% from a
+#: proof after 60 s; soybean's projects 21-28 s from its fourth layer and proves in 24 s on a
+#: calm machine, but 55-69 s on one twice as slow, where at a 60-s horizon it kept its core in
+#: some runs and the dual proved alone in 42-45 s, against 26-29 s with the core handed over;
+#: results/uci-bic3/README.md)
+HANDOVER_HORIZON = 30.0
 HANDOVER_LAYERS = 2
 #: seconds a yielding rival has to send its answer before it is killed
 YIELD_GRACE = 2.0
