@@ -159,10 +159,10 @@ def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbe
     last LP point ``eta`` within :data:`SUPPORT_MIP_SECONDS` (and :data:`SUPPORT_MIP_SHARE` of
     the time left); its DAG is offered to ``incumbent``.  The root LP is close to the optimum
     where the MIP is what is left to do, and its support is small (hailfinder at N = 20,000:
-    230 of 6,179 candidates): there the sub-ILP proves its own optimum in about 2 s and that DAG was the
-    cache's optimum, where the ordering climb left the MIP an incumbent 0.025% below it, on
-    which HiGHS's MIP spent 84 nodes and 45 s (with the optimum as start: one node, more
-    candidates fixed by their reduced costs; results/bnlearn20000/README.md)."""
+    230 of 6,179 candidates): there the sub-ILP proves its own optimum in about 2 s and that
+    DAG was the cache's optimum, where the ordering climb left the MIP an incumbent 0.025%
+    below it, on which HiGHS's MIP spent 84 nodes and 45 s (with the optimum as start: one
+    node, more candidates fixed by their reduced costs; results/bnlearn20000/README.md)."""
     budget = min(SUPPORT_MIP_SECONDS, SUPPORT_MIP_SHARE * control.remaining())
     if control.should_stop() or control.closed() or budget <= 0.0:
         return

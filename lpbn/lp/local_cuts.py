@@ -3,8 +3,8 @@
 For a set S of k variables, restricting a DAG to S (each i in S keeps P_i ∩ S as parents) gives
 a DAG on S.  So the projection of the family-variable polytope onto the coordinates
 q_i(T) = Σ_{P: P ∩ S = T} η_i(P) (i in S, T ⊆ S \\ {i}) lies in the family-variable polytope of
-k nodes, the convex hull of the DAGs on S (25 for k = 3, 543 for k = 4, 29,281 for k = 5), and every valid
-inequality y·q <= z of that small polytope gives a valid row of the cache's LP:
+k nodes, the convex hull of the DAGs on S (25 for k = 3, 543 for k = 4, 29,281 for k = 5), and
+every valid inequality y·q <= z of that small polytope gives a valid row of the cache's LP:
 
     Σ_{i in S} Σ_{P in cand(i)} y_i(P ∩ S) · η_i(P) <= z.
 
@@ -40,6 +40,7 @@ from functools import lru_cache
 import highspy
 import numpy as np
 
+from ..bitsets import csr_to_bitsets, to_bitset
 from ..cache import ScoreCache, gather_csr
 from .highs_session import new_highs, run
 
@@ -96,8 +97,8 @@ class TargetLP:
     implied by the row of the DAG with i's parents emptied (a DAG too, and y_i(∅) >= -1).
     So the LP over the support's coordinates and the DAGs that use only those and empty sets
     has the full LP's optimum (connect4's root, k = 5: ~280 of 29,281 rows, 19 of 80
-    columns; 1,521 projections in 5.5 s against 108 s over every DAG).  The optimal y is then lifted by
-    ``ŷ_i(T) = max over allowed T' ⊆ T of y_i(T')``: still valid (a DAG with each node's
+    columns; 1,521 projections in 5.5 s against 108 s over every DAG).  The optimal y is then
+    lifted by ``ŷ_i(T) = max over allowed T' ⊆ T of y_i(T')``: still valid (a DAG with each node's
     parents cut down to such a T' is a DAG of the rows) and never smaller, so the cut is
     at least as violated, and sparse (a candidate whose projection's best allowed subset is
     the empty set gets coefficient 0 in :func:`local_cut`)."""
@@ -106,7 +107,9 @@ class TargetLP:
         self.coord = coordinates(k)
         self.k, self.d = k, len(self.coord)
         self.rows = dag_coordinates(k)
-        self.row_bits = np.ascontiguousarray(_bits(self.rows, self.d).T)   # word-major
+        ptr = np.arange(0, self.rows.size + 1, k)
+        bits = csr_to_bitsets(ptr, self.rows.ravel(), self.d)
+        self.row_bits = np.ascontiguousarray(bits.T)                 # word-major
         self.empty = np.searchsorted(self.coord, np.arange(k) * (1 << k))
         self.h = new_highs()
         self.h.setOptionValue("presolve", "off")     # 3 -> 2 ms a projection
@@ -118,7 +121,7 @@ class TargetLP:
         allowed = used > 1e-12
         allowed[self.empty] = True
         cols = np.flatnonzero(allowed)
-        outside = ~_bits(cols[None, :], self.d)[0]
+        outside = ~to_bitset(cols, self.d)
         hit = self.row_bits[0] & outside[0]
         for word in range(1, len(outside)):
             hit |= self.row_bits[word] & outside[word]
@@ -162,23 +165,14 @@ class TargetLP:
         return np.asarray(self.h.getSolution().col_value)
 
 
-def _bits(positions: np.ndarray, d: int) -> np.ndarray:
-    """Each row of ``positions`` (column positions below ``d``) as a bitset of 64-bit words."""
-    bits = np.zeros((len(positions), (d + 63) // 64), dtype=np.uint64)
-    rows = np.repeat(np.arange(len(positions)), positions.shape[1])
-    flat = positions.ravel()
-    np.bitwise_or.at(bits, (rows, flat // 64), np.left_shift(np.uint64(1), (flat % 64).astype(np.uint64)))
-    return bits
-
-
 def lift(y: np.ndarray) -> np.ndarray:
     """Per node (rows of ``y``, over the bitmasks T): ŷ(T) = max of y(T') over T' ⊆ T (the
-    subset-max transform; -inf marks a coordinate without a value of its own)."""
-    y = y.copy()
-    masks = np.arange(y.shape[1])
-    for b in range(int(y.shape[1]).bit_length() - 1):
-        has = masks[masks >> b & 1 == 1]
-        y[:, has] = np.maximum(y[:, has], y[:, has ^ (1 << b)])
+    subset-max transform of :mod:`lpbn.dp_kernels`; -inf marks a coordinate without a value of
+    its own)."""
+    from ..dp_kernels import subset_max_transform
+    y = np.array(y, dtype=np.float64)
+    for row in y:
+        subset_max_transform(row)
     return y
 
 
