@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from .bundled import instances_dir
 from .errors import InputError
 
 #: tokens that have broken parsers: numbers in odd notations, other scripts' digits, huge
@@ -383,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lpbn.fuzz", description=__doc__.split("\n")[0])
     ap.add_argument("--cases", type=int, default=12000, help="score-file cases (data: a fifth; CLI: 1/30)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--instances", default=str(Path(__file__).resolve().parent.parent / "instances"))
+    ap.add_argument("--instances", default=str(instances_dir()))
     ap.add_argument("-o", "--output", help="write the tallies as JSON here")
     args = ap.parse_args(argv)
     scores, data = seed_files(Path(args.instances))

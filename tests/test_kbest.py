@@ -285,7 +285,8 @@ def _agree(a, b, classes):
     assert np.allclose([s["score"] for s in a.solutions], [s["score"] for s in b.solutions],
                        rtol=0, atol=1e-7)
     if not classes:
-        key = lambda r: sorted(json.dumps(s["parents"], sort_keys=True) for s in r.solutions)
+        def key(r):
+            return sorted(json.dumps(s["parents"], sort_keys=True) for s in r.solutions)
         assert key(a) == key(b)
 
 

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..bundled import instances_dir
+
 METHODS = ("dual", "highs", "bfbnb", "pulp-cbc", "asobs")
 FILES = ("soybean.BIC.p3.jkl", "wdbc.BIC.p3.jkl", "steel.BIC.p3.jkl")
 #: The children start in the folder of the lpbn this process imported, so ``-m lpbn`` runs it
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("-o", "--output")
     args = ap.parse_args(argv)
-    root = Path(__file__).resolve().parents[2] / "instances" / "anchors" / "gobnilp-bic3"
+    root = instances_dir() / "anchors" / "gobnilp-bic3"
     files = [Path(f).resolve() for f in args.files] or [root / f for f in FILES]
     rows = []
     for f in files:

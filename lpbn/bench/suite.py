@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bundled import instances_dir
 from ..errors import InputError
 
 #: Relative tolerance of the optimum check (issue 7: "known optimum ... 1e-6 relative").
@@ -141,8 +142,8 @@ class Suite:
 
 
 def suites_dir() -> Path:
-    """``instances/suites`` of the source tree lpbn runs from."""
-    return Path(__file__).resolve().parent.parent.parent / "instances" / "suites"
+    """The bundled suites: ``instances/suites`` of the checkout or of the installed package."""
+    return instances_dir() / "suites"
 
 
 def list_suites() -> list[str]:
