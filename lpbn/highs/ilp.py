@@ -50,7 +50,7 @@ from ..support_ilp import support_ilp
 #: caches of at least PURGE_CLUSTERS_MIN_DENSITY candidates per variable (connect4 at 60 s:
 #: 155 rounds instead of 108, bound -231,963 -> -232,758).  On the sparse ones every round
 #: prices out: hailfinder-20000 (110 per variable) over eight draws of its scores' last bits
-#: (results/bnlearn20000/perturbed_solves.py) took 20-84 s with the shortened rounds (mean
+#: (tools/experiments/perturbed_solves.py) took 20-84 s with the shortened rounds (mean
 #: 42.2 s; two draws of 68 and 84 s, MIPs of 17 and 546 nodes) against 19-59 s (mean 31.5 s)
 #: without, also when the rounds priced out below a 0.25% gap (16-106 s, mean 43.2 s).
 ROOT_MAX_PRICING = 0

@@ -1,6 +1,6 @@
 """Does ASOBS gain from fresh chains when its iterated local search stalls?  (issue 12, primal side)
 
-    python results/scale/stall_restart.py CACHE.jkl SECONDS SEED STALL
+    python tools/experiments/stall_restart.py CACHE.jkl SECONDS SEED STALL
 
 CACHE.jkl is an explored cache (e.g. `lpbn score connect4.train.csv.gz -o connect4.jkl`).
 Runs `lpbn.solve(cache, "asobs", bound="trivial", seed=SEED, stall=STALL)` for SECONDS: with

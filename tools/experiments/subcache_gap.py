@@ -1,6 +1,6 @@
 """Where the bound's gap on connect4 comes from: exact optima of small sub-caches against LPs.
 
-    python results/scale/subcache_gap.py CONNECT4.jkl CELLS [CELLS ...]
+    python tools/experiments/subcache_gap.py CONNECT4.jkl CELLS [CELLS ...]
 
 CONNECT4.jkl is `lpbn score connect4.train.csv.gz -o connect4.jkl` (defaults).  The data set is a
 one-hot encoding of the 42 board cells (column-major: a1..a6, b1..b6, ...), three 0/1 variables

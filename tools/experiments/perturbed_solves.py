@@ -1,7 +1,7 @@
 """hailfinder-20000's ILP time against the last bits of its scores (results/bnlearn20000/README.md).
 
     lpbn score ../shared/instances/cran__bnlearn/data/hailfinder.dat.gz --max-parents 3 -o hf.jkl
-    python results/bnlearn20000/perturbed_solves.py hf.jkl 0 8 [METHOD]
+    python tools/experiments/perturbed_solves.py hf.jkl 0 8 [METHOD]
 
 Each seed multiplies every score by 1 + 1e-13 * N(0, 1) and solves with ``method=METHOD``
 (default ``"highs"``).

@@ -1,6 +1,6 @@
 """ASOBS's trails against OBS at equal time and seed, search alone on one core.
 
-    python results/scale/trail_compare.py CACHE.jkl SECONDS [SEED,SEED,...]
+    python tools/experiments/trail_compare.py CACHE.jkl SECONDS [SEED,SEED,...]
 
 Prints one JSON line per seed: the BIC of OBS and of ASOBS with trail "obs", "asobs" and
 "both" (see lpbn.ordering.search), each with its restart count.  The caches of the table in

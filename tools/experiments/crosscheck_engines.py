@@ -1,6 +1,6 @@
 """The two k-best engines rank by rank on every bundled score file with n <= 20 (issue 13's check).
 
-    python results/kbest/crosscheck_engines.py [K] [SECONDS]     # default K = 10, 120 s per run
+    python tools/experiments/crosscheck_engines.py [K] [SECONDS]     # default K = 10, 120 s per run
 
 For each file: lpbn.solve(cache, k_best=K, engine="bnb") and engine="ilp"; both must be proven
 (status optimal) and list the same scores at every rank (1e-9 absolute) with the same ranks and

@@ -1,6 +1,6 @@
 """Does HiGHS's own MIP, after a capped root, move the bound further than the root alone?
 
-    python results/scale/mip_after_root.py CACHE.jkl ROOT_SECONDS TOTAL_SECONDS ASOBS_SECONDS
+    python tools/experiments/mip_after_root.py CACHE.jkl ROOT_SECONDS TOTAL_SECONDS ASOBS_SECONDS
 
 ASOBS (trivial bound, seed 0) for ASOBS_SECONDS gives the start DAG; then
 `lpbn.solve(cache, "highs", start=dag, log=True)` for TOTAL_SECONDS with its root cut loop

@@ -1,6 +1,6 @@
 """Is ASOBS's DAG a local optimum of exact window re-orderings?  (issue 12: primal or dual gap)
 
-    python results/scale/window_dp.py CACHE.jkl ASOBS_SECONDS WINDOW
+    python tools/experiments/window_dp.py CACHE.jkl ASOBS_SECONDS WINDOW
 
 CACHE.jkl is an explored cache (e.g. `lpbn score accidents.train.csv.gz -o accidents.jkl`).
 Runs `lpbn.solve(cache, "asobs", bound="trivial", seed=0)` for ASOBS_SECONDS, takes a
