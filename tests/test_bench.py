@@ -117,11 +117,12 @@ def _rows(out: Path, suite: str) -> list[dict]:
 
 
 # ---------------------------------------------------------------- suites
-def test_bundled_suites_load_and_bundled_files_exist(instances):
+def test_bundled_suites_load_and_bundled_files_exist():
     names = list_suites()
     for want in ("smoke", "small", "uci-bic3", "medium", "large"):
         assert want in names
-    root = suites_dir().parent.parent
+    instances = suites_dir().parent      # the checkout's instances/ or the wheel's lpbn/instances/
+    root = instances.parent
     for name in names:
         suite = load_suite(name)
         assert suite.entries
@@ -135,8 +136,9 @@ def test_bundled_suites_load_and_bundled_files_exist(instances):
                     assert not p.resolve().is_relative_to(root), f"{name}: {p}"
 
 
-def test_small_suite_matches_known_optima(instances, known_optima):
+def test_small_suite_matches_known_optima(known_optima):
     suite = load_suite("small")
+    instances = suites_dir().parent      # the checkout's instances/ or the wheel's lpbn/instances/
     exact = known_optima["exact_dp"]
     bundled = {e.file.resolve().relative_to(instances.resolve()).as_posix(): e
                for e in suite.entries if e.file.resolve().is_relative_to(instances.resolve())}
