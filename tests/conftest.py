@@ -43,9 +43,12 @@ def pytest_sessionstart(session):
     """Compile every method's kernels once before any test runs (what ``lpbn warmup`` does, on
     every core): a timed solve on a cold install compiles in a child process and may return a
     quick answer instead (lpbn.warmup), which tests of the methods must not get."""
-    # subprocesses (`python -m lpbn ...` in a temporary directory) import this checkout too,
-    # not an installed copy: the same code as the in-process tests, and one compile cache
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    # subprocesses (`python -m lpbn ...` in a temporary directory) import the lpbn these tests
+    # import (the installed wheel in CI, else this checkout): the same code as the in-process
+    # tests, and one compile cache
+    import lpbn
+    home = str(Path(lpbn.__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH")) if p)
     from lpbn import warmup
     from lpbn.race import cores
     if cores() > 1:
