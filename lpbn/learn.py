@@ -59,7 +59,7 @@ class LearnResult(SolveResult):
         meta = self.cache.meta if self.cache is not None else {}
         cert["optimal_over"] = optimal_over(meta)
         cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
-                                                    "dropped_rows", "source")}
+                                                    "dropped_rows", "source", "reading")}
         cert["scoring"]["candidate_sets"] = self.cache.m if self.cache is not None else None
         cert["fit"] = ("maximum likelihood" if self.fit_ess is None
                        else f"BDeu posterior mean (ess {self.fit_ess:g})")
@@ -113,7 +113,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
           method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
           missing: str | Sequence[str] | None = None, drop_missing: bool = False,
           header: bool | None = None, fit_ess: float | None = None, jobs: int | None = None,
-          explore: str = "auto", progress: bool = False,
+          explore: str = "auto", progress: bool = False, read_options: dict[str, Any] | None = None,
           score_options: dict[str, Any] | None = None, constraints: Any = None,
           **solve_options: Any) -> LearnResult:
     """Learn a Bayesian network (structure with a certificate, and CPTs) from discrete data.
@@ -127,6 +127,10 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
     missing, drop_missing, header
         How the data are read (:func:`lpbn.read_data`).
+    read_options : dict, optional
+        Further keyword arguments of :func:`lpbn.read_data` (``delimiter``, ``format``,
+        ``names``, ``arities``).  How the file was read is in ``result.data.reading`` and the
+        cache's ``meta["reading"]``.
     fit_ess : float, optional
         None (default): maximum-likelihood CPTs (unseen parent configurations uniform); a
         positive number: the BDeu posterior mean with this equivalent sample size.
@@ -148,6 +152,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     from .errors import InputError
     from .fit import fit_network
     from .scoring import read_data, score_data
+    from .scoring.table import describe
     from .solve import solve
 
     def say(msg: str) -> None:
@@ -163,10 +168,10 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
             raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
+    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing, **(read_options or {}))
     timings["read"] = time.perf_counter() - t0
     say(f"data: {ds.n} variables, {ds.N} rows" + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "")
-        + f" [{timings['read']:.2f} s]")
+        + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")
     t1 = time.perf_counter()
     cache = score_data(ds, score=score, ess=ess, max_parents=max_parents, jobs=jobs, explore=explore,
                        progress=progress and sys.stderr.isatty(), constraints=constraints,

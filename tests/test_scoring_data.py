@@ -7,7 +7,7 @@ import pytest
 
 import lpbn
 from lpbn.cli import main
-from lpbn.errors import DataFileError, InputError
+from lpbn.errors import DataFileError, InputError, LpbnWarning
 from lpbn.scoring import read_data
 
 
@@ -29,7 +29,11 @@ def test_csv_header_autodetect_and_override(tmp_path):
     d = read_data(p)
     assert d.names == ("A", "B") and d.N == 2
     p2 = write(tmp_path, "s.csv", "x,y\nlow,hi\nhigh,lo\n")
-    assert read_data(p2).names == ("x", "y")
+    # issue 56: a first row of the same kinds as the rows below is data (with a warning)
+    with pytest.warns(LpbnWarning, match="read as data.*--header"):
+        d2 = read_data(p2)
+    assert d2.N == 3 and d2.reading["header"] is False and d2.reading["warnings"]
+    assert read_data(p2, header=True).names == ("x", "y")
     d3 = read_data(p2, header=False)
     assert d3.N == 3 and d3.names == ("0", "1")
     d4 = read_data(write(tmp_path, "n.csv", "3,4\n0,1\n"), header=True)
@@ -71,10 +75,10 @@ def test_missing_values_error_names_row_and_column(tmp_path, tok, declare):
 def test_every_other_token_is_a_state(tmp_path, tok):
     """bnlearn's child, insurance and hailfinder networks have a state literally named None."""
     p = write(tmp_path, "s.csv", f"A,B\nlow,{tok}\nhigh,x\nlow,{tok}\n")
-    d = read_data(p)
+    d = read_data(p, header=True)
     assert d.N == 3 and d.arities.tolist() == [2, 2] and tok in d.labels[1]
     with pytest.raises(DataFileError, match="missing value"):
-        read_data(p, missing=[tok])
+        read_data(p, missing=[tok], header=True)
 
 
 def test_real_world_csv_details(tmp_path):
@@ -106,8 +110,9 @@ def test_real_world_csv_details(tmp_path):
     ('A,B\n"x,1\n', "malformed CSV|expected 2"),
 ])
 def test_bad_files_give_one_located_error(tmp_path, text, match):
+    name = "bad.csv" if "," in text else "bad.dat"      # the format comes from the name (issue 56)
     with pytest.raises(DataFileError, match=match):
-        read_data(write(tmp_path, "bad.csv", text))
+        read_data(write(tmp_path, name, text))
 
 
 def test_truncated_gzip_and_binary_files(tmp_path):

@@ -256,7 +256,7 @@ def run_score(job: dict[str, Any]) -> dict[str, Any]:
 
 
 #: ``score_data`` keywords that belong to reading the data (passed to ``read_data`` instead)
-_READ_KEYS = ("header", "missing", "drop_missing")
+_READ_KEYS = ("header", "missing", "drop_missing", "delimiter", "format")
 
 
 def run_score_bench(job: dict[str, Any]) -> dict[str, Any]:

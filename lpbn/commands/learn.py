@@ -24,7 +24,8 @@ FORMATS = {".bif": "bif", ".json": "json", ".json.gz": "json", ".dot": "dot", ".
 
 
 def add_arguments(p) -> None:
-    p.add_argument("data", help="data file: CSV (header auto-detected) or GOBNILP .dat (optionally .gz)")
+    p.add_argument("data", help="data file: delimited text (.csv/.tsv/.txt; header auto-detected) or "
+                                  "GOBNILP .dat, optionally .gz")
     p.add_argument("-o", "--output", help="network to write: .bif, .json (.json.gz) or .dot "
                                           "('-' with --format: stdout); default: a text summary on stdout")
     p.add_argument("--format", choices=("bif", "json", "dot", "text"),
@@ -38,9 +39,8 @@ def add_arguments(p) -> None:
                    help="solver method (default auto; see lpbn solve --help)")
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="stop the solve after S seconds with the best DAG so far")
-    p.add_argument("--missing", metavar="TOKENS",
-                   help="comma-separated tokens that mean a missing value, besides an empty field and '?'")
-    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
+    from .common import add_reading_arguments
+    add_reading_arguments(p)
     p.add_argument("--fit-ess", type=float, metavar="A",
                    help="fit CPTs as the BDeu posterior mean with equivalent sample size A "
                         "(default: maximum likelihood)")
@@ -65,9 +65,13 @@ def output_format(args) -> str:
 
 
 def certificate_text(res) -> str:
+    from ..scoring.table import describe
     cert = res.certificate()
     gap = f"{res.gap:.3e}" if math.isfinite(res.gap) else "inf"
-    lines = [f"status:       {res.status} (over {cert['optimal_over']})",
+    ds = res.data
+    lines = [f"data:         {ds.n} variables, {ds.N} rows"
+             + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "") + f"; {describe(ds.reading)}",
+             f"status:       {res.status} (over {cert['optimal_over']})",
              f"score:        {res.score:.10g} ({cert['scoring']['score']})",
              f"upper bound:  {res.upper_bound:.10g}",
              f"gap:          {gap}",
@@ -92,10 +96,13 @@ def run(args) -> int:
             raise InputError(f"{opt} must be >= {0 if opt == '--max-parents' else 1}")
     if args.time_limit is not None and not args.time_limit >= 0:
         raise InputError("--time-limit must be >= 0")
+    from .common import reading_options
+    reading = reading_options(args)
     res = learn(args.data, score=args.score, ess=args.ess, max_parents=args.max_parents,
-                method=args.method, time_limit=args.time_limit, missing=args.missing,
-                drop_missing=args.drop_missing, fit_ess=args.fit_ess, jobs=args.jobs,
-                progress=not args.quiet, constraints=constraints_from_args(args))
+                method=args.method, time_limit=args.time_limit, missing=reading.pop("missing"),
+                drop_missing=reading.pop("drop_missing"), header=reading.pop("header"), read_options=reading,
+                fit_ess=args.fit_ess, jobs=args.jobs, progress=not args.quiet,
+                constraints=constraints_from_args(args))
     if res.network is None:
         raise InputError(f"no DAG found (status {res.status}"
                          + (f": {res.message}" if res.message else "") + "); nothing to write")

@@ -18,7 +18,8 @@ DESCRIPTION = (
 
 
 def add_arguments(p) -> None:
-    p.add_argument("data", help="data file: CSV (header auto-detected) or GOBNILP .dat")
+    p.add_argument("data", help="data file: delimited text (.csv/.tsv/.txt; header auto-detected) or "
+                                  "GOBNILP .dat, optionally .gz")
     p.add_argument("-o", "--output", required=True, help="score cache to write (.jkl or .pss, optionally .gz)")
     p.add_argument("--score", default="bic", choices=("bic", "mdl", "bdeu", "aic"),
                    help="local score (default bic: LL - ½ ln N · q(r-1), natural log)")
@@ -41,13 +42,8 @@ def add_arguments(p) -> None:
                    help="worker processes (default: every core; small data in one process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="explore on an existing Dask cluster (e.g. tcp://host:8786; needs lpbn[dask])")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--header", dest="header", action="store_true", default=None, help="CSV has a header line")
-    g.add_argument("--no-header", dest="header", action="store_false", help="CSV has no header line")
-    p.add_argument("--missing", metavar="TOKENS",
-                   help="comma-separated tokens that mean a missing value, besides an empty field and '?' "
-                        "(e.g. --missing NA,null); every other token is a state")
-    p.add_argument("--drop-missing", action="store_true", help="drop rows with missing values instead of failing")
+    from .common import add_reading_arguments
+    add_reading_arguments(p)
     p.add_argument("--entropy-bound", choices=("tw", "all"), default="all",
                    help="Tian's entropy bound: H(X|all others) (eq. 15, default) or H(X|T,W) (eq. 12)")
     p.add_argument("--quiet", action="store_true", help="no progress bar or summary")
@@ -61,6 +57,8 @@ def run(args) -> int:
     from ..constraints import from_args as constraints_from_args
     from ..formats import write_scores
     from ..scoring import read_data, score_data
+    from ..scoring.table import describe
+    from .common import reading_options
 
     for opt, val, lo in (("--max-parents", args.max_parents, 0), ("--k-best", args.k_best, 1),
                          ("--jobs", args.jobs, 1), ("--max-evaluations", args.max_evaluations, 1),
@@ -69,7 +67,7 @@ def run(args) -> int:
             raise InputError(f"{opt} must be >= {lo}")
     t0 = time.perf_counter()
     constraints = constraints_from_args(args)
-    ds = read_data(args.data, header=args.header, missing=args.missing, drop_missing=args.drop_missing)
+    ds = read_data(args.data, **reading_options(args))
     if ds.dropped_rows and not args.quiet:
         print(f"lpbn: dropped {ds.dropped_rows} rows with missing values", file=sys.stderr)
     if args.time_per_variable is not None and not args.time_per_variable > 0:
@@ -86,6 +84,7 @@ def run(args) -> int:
         lim = sc["parent_limits"]
         print(f"data:            {args.data}: {ds.n} variables, {ds.N} rows"
               + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else ""), file=sys.stderr)
+        print(f"read as:         {describe(ds.reading)}", file=sys.stderr)
         print(f"score:           {args.score}" + (f" (ess {args.ess:g})" if args.score == "bdeu" else "")
               + f", parent limit {args.max_parents if args.max_parents is not None else 'none'}"
               + f" (applied per variable: {min(lim)}..{max(lim)})"

@@ -7,7 +7,9 @@ Layout (any whitespace; blank lines and ``#`` comment lines are skipped anywhere
     SCORE p PARENT_1 ... PARENT_p   (k lines)
 
 Scores are log-scores (higher is better).  Names are arbitrary tokens or integer ids;
-parents always refer to block names.  Lines after the n-th block (MINOBS-anc appends a
+parents always refer to block names.  A name that is not one token (a blank, another
+whitespace or invisible character, a leading ``#``) is written percent-escaped and read back
+decoded (:func:`lpbn.formats.textio.encode_name`), so every name round-trips.  Lines after the n-th block (MINOBS-anc appends a
 side-constraint section) are ignored with a warning, unless they form another variable
 block, which means the count on line 1 is wrong.
 """
@@ -25,7 +27,7 @@ import numpy as np
 from ..atomic import atomic_write
 from ..cache import ScoreCache, increasing_within_sets
 from ..errors import LpbnWarning, ScoreFileError
-from .textio import parse_float, parse_int, read_text, text_lines
+from .textio import decode_name, encode_name, parse_float, parse_int, read_text, text_lines
 
 
 class Lines:
@@ -113,7 +115,23 @@ def parse_jkl(text: str, path: str = "<string>") -> ScoreCache:
 
     _check_trailing(src, path, name_line)
     index = {v: i for i, v in enumerate(names)}
-    return build_cache(names, raw, index, path, src, meta={"format": "jkl", **_header_meta(src.lines)})
+    return build_cache(decoded_names(names, path, name_line), raw, index, path, src,
+                       meta={"format": "jkl", **_header_meta(src.lines)})
+
+
+def decoded_names(tokens: list[str], path: str, name_line: dict[str, int] | None = None) -> list[str]:
+    """The names of the name tokens (:func:`~lpbn.formats.textio.decode_name`); two tokens
+    naming one variable (``a%20b`` and ``a%2520b`` are distinct) are an error."""
+    names = [decode_name(t) for t in tokens]
+    if len(set(names)) != len(names):
+        seen: dict[str, str] = {}
+        for t, v in zip(tokens, names):
+            if v in seen:
+                line = (name_line or {}).get(t)
+                raise ScoreFileError(f"variable names {seen[v][:40]!r} and {t[:40]!r} both decode to "
+                                     f"{v[:40]!r}", path, line, 1 if line else None)
+            seen[v] = t
+    return names
 
 
 def _parse_fast(text: str, path: str) -> ScoreCache | None:
@@ -178,6 +196,10 @@ def _parse_fast(text: str, path: str) -> ScoreCache | None:
         return None
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
+    if any("%" in v for v in names):
+        names = [decode_name(v) for v in names]
+        if len(set(names)) != n:
+            return None             # the careful parser names the clash
     return ScoreCache(names, offsets, scores, ptr, items, source=path,
                       meta={"format": "jkl", **_header_meta(text.split("\n", 40)[:40])})
 
@@ -352,7 +374,7 @@ def jkl_lines(cache: ScoreCache) -> Iterator[str]:
     if head:
         yield head
     yield f"{cache.n}\n"
-    names = cache.names
+    names = [encode_name(v) for v in cache.names]
     for i in range(cache.n):
         r = cache.family_range(i)
         yield f"{names[i]} {len(r)}\n"

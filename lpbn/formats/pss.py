@@ -21,8 +21,8 @@ import os
 from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..errors import ScoreFileError
-from .jkl import build_cache, Lines
-from .textio import parse_float, parse_int, read_text
+from .jkl import build_cache, decoded_names, Lines
+from .textio import encode_name, parse_float, parse_int, read_text
 
 
 def _meta(toks: list[str]) -> tuple[str, str]:
@@ -82,7 +82,7 @@ def parse_pss(text: str, path: str = "<string>") -> ScoreCache:
     if all(a is not None for a in arities):
         meta["arities"] = arities
     index = {v: i for i, v in enumerate(names)}
-    return build_cache(names, raw, index, path, src, meta=meta)
+    return build_cache(decoded_names(names, path, name_line), raw, index, path, src, meta=meta)
 
 
 def read_pss(path: str | os.PathLike) -> ScoreCache:
@@ -91,8 +91,9 @@ def read_pss(path: str | os.PathLike) -> ScoreCache:
 
 
 def write_pss(cache: ScoreCache, path: str | os.PathLike) -> None:
-    """Write a cache as URLearning pss (atomically); scores keep full float64 precision."""
-    names = cache.names
+    """Write a cache as URLearning pss (atomically); scores keep full float64 precision, names
+    that are not one token are percent-escaped (:func:`~lpbn.formats.textio.encode_name`)."""
+    names = [encode_name(v) for v in cache.names]
     arities = cache.meta.get("arities")
     with atomic_write(path) as fh:
         fh.write("META pss_version = 0.1\n")

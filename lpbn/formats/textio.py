@@ -8,6 +8,7 @@ import re
 import zlib
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
 from ..errors import InputError
 
@@ -16,6 +17,7 @@ _INT = re.compile(r"[0-9]+\Z")
 _FLOAT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 _NONFINITE = re.compile(r"[+-]?(inf|infinity|nan)\Z", re.IGNORECASE)
 _BARE_CR = re.compile(r"\r(?!\n)")
+_PERCENT_HEX = re.compile(r"%(?=[0-9A-Fa-f]{2})")
 
 
 def parse_int(tok: str) -> int | None:
@@ -72,3 +74,37 @@ def read_text(path: str | os.PathLike, error: Callable[..., InputError]) -> str:
     except UnicodeDecodeError as exc:
         line = raw[:exc.start].count(b"\n") + 1
         raise error(f"line {line}: bytes that are not UTF-8 text", p) from None
+
+
+def encode_name(name: str) -> str:
+    """A variable name as one token of a whitespace-separated score file (jkl, pss).
+
+    Those formats (GOBNILP's jkl convention, URLearning's pss) split lines at whitespace and
+    take a line starting with ``#`` for a comment, so a name with a blank (``x y``), another
+    whitespace or invisible character, or a leading ``#`` cannot be written as it is.  Such
+    characters are percent-escaped as their UTF-8 bytes (``x%20y``), and so is a ``%`` that
+    is followed by two hex digits (so that :func:`decode_name` gives the name back exactly);
+    every other name, unicode letters included, is written unchanged.  A reader that does not
+    decode (GOBNILP) sees a valid token: the escaped name."""
+    if all(c.isprintable() and not c.isspace() for c in name) and not name.startswith("#") \
+            and "%" not in name:
+        return name
+    out = []
+    for k, c in enumerate(name):
+        if c.isspace() or not c.isprintable() or (c == "#" and k == 0) \
+                or (c == "%" and _PERCENT_HEX.match(name, k)):
+            out.append("".join(f"%{b:02X}" for b in c.encode("utf-8", errors="surrogatepass")))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def decode_name(token: str) -> str:
+    """The name :func:`encode_name` wrote as ``token`` (``%XX`` escapes of UTF-8 bytes
+    decoded; a token whose escapes are not UTF-8 is kept as it is)."""
+    if "%" not in token:
+        return token
+    try:
+        return unquote(token, errors="strict")
+    except UnicodeDecodeError:
+        return token

@@ -220,6 +220,7 @@ def _meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, r
         "score": str(score).lower(), "N": ds.N, "arities": [int(a) for a in ds.arities],
         "ess": float(ess) if kind == BDEU else None, "max_parents": max_parents,
         "k_best": k, "source": ds.source, "dropped_rows": ds.dropped_rows, "explore": strategy,
+        "reading": ds.reading,
         "scoring": {
             "candidates_after": cache.m,
             "families_counted": sum(r["counted"] for r in results),

@@ -1,4 +1,6 @@
-"""Discrete data input: CSV (with or without header), GOBNILP ``.dat``, numpy arrays, pandas.
+"""Discrete data input: delimited text (with or without header), GOBNILP ``.dat``, numpy
+arrays, pandas.  How a file's text becomes a header and cells (format by name, delimiter,
+header rule, comment lines) is :mod:`lpbn.scoring.table`'s; this module codes the cells.
 
 Everything is read once into a compact column-major integer array (``Dataset.columns``,
 shape ``(n, N)``, int32), with per-variable arities, names and state labels.
@@ -26,9 +28,7 @@ Value coding
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io
 import os
 import re
 import zlib
@@ -40,6 +40,7 @@ import numba
 import numpy as np
 
 from ..errors import DataFileError
+from .table import Plan, plan_reading, read_rows
 
 #: tokens that mean "missing" unless more are declared with ``missing=`` / ``--missing``
 DEFAULT_MISSING = frozenset({"", "?"})
@@ -61,6 +62,9 @@ class Dataset:
     labels: list[list[str] | None] = field(default_factory=list)
     source: str | None = None
     dropped_rows: int = 0
+    #: how a file was read (format, delimiter, header, comment lines, warnings:
+    #: :mod:`lpbn.scoring.table`); None for in-memory data
+    reading: dict | None = None
 
     @property
     def n(self) -> int:
@@ -109,82 +113,24 @@ def _state_key(tok: str) -> tuple[int, str]:
     return len(digits), digits
 
 
-# --------------------------------------------------------------------------- text parsing
-def _split_rows(text: str, path: str, whitespace: bool) -> list[tuple[int, list[str]]]:
-    rows: list[tuple[int, list[str]]] = []
-    if whitespace:
-        for ln, line in enumerate(text.splitlines(), 1):
-            if line.strip() == "" or line.lstrip().startswith("#"):
-                continue
-            rows.append((ln, line.split()))
-        return rows
-    sample = text[:20000]
-    delim = ","
-    first = next((ln for ln in sample.splitlines() if ln.strip()), "")
-    if "," not in first:
-        for d in (";", "\t", "|"):
-            if d in first:
-                delim = d
-                break
-        else:
-            if len(first.split()) > 1:
-                return _split_rows(text, path, True)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, skipinitialspace=True)
-    limit = csv.field_size_limit()
-    csv.field_size_limit(_MAX_STATE)     # a state label may be long; restored below
-    try:
-        ln = 1
-        for rec in reader:
-            if rec and not (len(rec) == 1 and rec[0].strip() == ""):
-                rows.append((ln, [t.strip() for t in rec]))
-            ln = reader.line_num + 1
-    except csv.Error as exc:
-        raise DataFileError(f"malformed CSV: {exc}", path, reader.line_num or 1) from None
-    finally:
-        csv.field_size_limit(limit)
-    return rows
-
-
-def _looks_like_header(first: list[str], rest: list[list[str]],
-                       missing: frozenset[str] = DEFAULT_MISSING) -> bool:
-    """Auto-detect a CSV header: a first-row token that never occurs in its column below, and
-    either some first-row token is non-numeric in a numeric column, or all tokens are new."""
-    sample = rest[:1000]
-    if not sample:
-        return not all(_NUM.match(t) for t in first)
-    novel = 0
-    for j, tok in enumerate(first):
-        col = {r[j] for r in sample if j < len(r)}
-        numeric = all(_NUM.match(v) or v in missing for v in col)
-        if numeric and not _NUM.match(tok) and tok not in missing:
-            return True
-        if tok not in col:
-            novel += 1
-    return novel == len(first) and len(set(first)) == len(first) and not all(_NUM.match(t) for t in first)
-
-
-def _detect_dat(rows: list[tuple[int, list[str]]]) -> bool:
-    """GOBNILP .dat: names line, then a line of positive integer arities of the same length."""
-    if len(rows) < 2:
-        return False
-    names, ar = rows[0][1], rows[1][1]
-    if any("," in t for t in names + ar):
-        return False
-    return (len(names) == len(ar) and all(_INT.match(t) and _state_key(t) > (1, "0") for t in ar)
-            and not all(_INT.match(t) for t in names))
-
-
 def read_data(data: Any, *, header: bool | None = None, missing: str | Sequence[str] | None = None,
               drop_missing: bool = False, names: Sequence[str] | None = None,
-              arities: Sequence[int] | None = None, format: str | None = None) -> Dataset:
-    """Read discrete data from a path (CSV / ``.dat``, optionally gzipped), a numpy array, a
-    pandas DataFrame or a :class:`Dataset` (returned as is).
+              arities: Sequence[int] | None = None, format: str | None = None,
+              delimiter: str | None = None) -> Dataset:
+    """Read discrete data from a path (delimited text / ``.dat``, optionally gzipped), a numpy
+    array, a pandas DataFrame or a :class:`Dataset` (returned as is).
 
-    ``header``: None = auto-detect (CSV only), True/False to force.  ``missing``: tokens that
-    mean a missing value besides an empty field and ``?`` (a list, or one comma-separated
-    string).  ``format``: ``"csv"`` or ``"dat"`` to override detection.  ``arities`` declares
-    state counts (checked against data).  Raises :class:`~lpbn.errors.DataFileError` on
-    malformed input, missing values (unless ``drop_missing``) and empty data.
+    A file's format comes from its name (``.dat``: GOBNILP; ``.csv``/``.tsv``/``.txt``:
+    delimited text), else its content; ``format``: ``"csv"`` or ``"dat"`` to say so.
+    ``delimiter``: ``","``, ``"tab"``, ``";"``, ``"whitespace"`` or another character (default:
+    sniffed).  ``header``: None = the conservative rule of
+    :func:`lpbn.scoring.table.decide_header`, True/False to force.  Comment lines (``#``) are
+    skipped; what was decided is in ``Dataset.reading`` (:mod:`lpbn.scoring.table`), and an
+    ambiguous choice is also an :class:`~lpbn.errors.LpbnWarning` naming how to force the other.
+    ``missing``: tokens that mean a missing value besides an empty field and ``?`` (a list, or
+    one comma-separated string).  ``arities`` declares state counts (checked against data).
+    Raises :class:`~lpbn.errors.DataFileError` on malformed input, missing values (unless
+    ``drop_missing``) and empty data.
     """
     if isinstance(data, Dataset):
         return data
@@ -193,7 +139,7 @@ def read_data(data: Any, *, header: bool | None = None, missing: str | Sequence[
         arities = _checked_arities(arities, None)
     if isinstance(data, (str, os.PathLike)):
         return _read_path(Path(data), header=header, missing=miss, drop_missing=drop_missing,
-                          arities=arities, format=format, names=names)
+                          arities=arities, format=format, names=names, delimiter=delimiter)
     if hasattr(data, "columns") and hasattr(data, "to_numpy") and hasattr(data, "dtypes"):
         return _from_pandas(data, missing=miss, drop_missing=drop_missing, arities=arities)
     if isinstance(data, (np.ndarray, list, tuple)):
@@ -244,88 +190,70 @@ def _read_text(path: Path) -> str:
         return raw.decode("latin-1")
 
 
-def _read_path(path: Path, *, header, missing, drop_missing, arities, format, names) -> Dataset:
+def _read_path(path: Path, *, header, missing, drop_missing, arities, format, names, delimiter) -> Dataset:
+    """A data file: the text layer (:mod:`lpbn.scoring.table`) decides format, delimiter,
+    header and comments; the cells are then coded here, by the numba kernel when the body
+    is a plain table of non-negative integers."""
     src = str(path)
-    text = _read_text(path)
-    fmt = format
-    if fmt is None:
-        head_text = "\n".join(text.splitlines()[:50])
-        fmt = "dat" if _detect_dat(_split_rows(head_text, src, True)) else "csv"
-    if fmt == "dat":
-        ws_rows = _split_rows(text, src, True)
-        if not _detect_dat(ws_rows):
-            raise DataFileError("not a GOBNILP .dat file (expected a names line, then a line of "
-                                "positive integer arities)", src, ws_rows[0][0] if ws_rows else 1)
-        (_, hdr), (ar_line, ar) = ws_rows[0], ws_rows[1]
-        declared = _checked_arities(ar, src, ar_line)
-        return _build(hdr, ws_rows[2:], src, missing, drop_missing, declared if arities is None else arities)
-    if fmt != "csv":
-        raise DataFileError(f"unknown data format {fmt!r} (use 'csv' or 'dat')", src)
-    fast = _fast_integer_csv(text, src, header, names, arities, missing)
-    if fast is not None:
-        return fast
-    rows = _split_rows(text, src, False)
-    if not rows:
-        raise DataFileError("empty data file", src)
-    if header is None:
-        header = _looks_like_header(rows[0][1], [r for _, r in rows[1:1001]], missing)
-    if header:
-        hdr = rows[0][1]
-        body = rows[1:]
-    else:
-        hdr = list(names) if names is not None else [str(j) for j in range(len(rows[0][1]))]
-        body = rows
-    return _build(hdr, body, src, missing, drop_missing, arities)
+    plan = plan_reading(path, _read_text(path), format=format, delimiter=delimiter, header=header,
+                        missing=missing)
+    out = _fast_integer_table(plan, names, arities, missing)
+    if out is None:
+        table = read_rows(plan)
+        if table.declared is not None:      # a .dat file's arities line
+            declared = _checked_arities(table.declared, src, table.declared_line)
+            out = _build(table.header, table.rows, src, missing, drop_missing,
+                         declared if arities is None else arities)
+        else:
+            hdr = table.header
+            if hdr is None:
+                width = len(table.rows[0][1]) if table.rows else 0
+                hdr = list(names) if names is not None else [str(j) for j in range(width)]
+            out = _build(hdr, table.rows, src, missing, drop_missing, arities)
+    out.source = src
+    out.reading = plan.reading
+    return out
 
 
-def _fast_integer_csv(text: str, src: str, header, names, arities, missing) -> Dataset | None:
-    """Vectorised path for the common case: a comma-separated table of non-negative integers
-    (optionally with a header line), parsed by a numba kernel over the bytes (no Python
-    string per value, so 10,000 x 5,000 tables read in seconds).  Returns None whenever
-    anything is unusual (the general parser then reports precise errors)."""
-    first_end = 0
-    while True:   # the first non-blank line
-        nl = text.find("\n", first_end)
-        line = text[first_end:] if nl < 0 else text[first_end:nl]
-        if line.strip() or nl < 0:
-            break
-        first_end = nl + 1
-    if "," not in line:
+def _fast_integer_table(plan: Plan, names, arities, missing) -> Dataset | None:
+    """Vectorised path for the common case: a table of non-negative integers separated by
+    ``,``, tab or ``;`` (after an optional header line), parsed by a numba kernel over the
+    bytes (no Python string per value, so 10,000 x 5,000 tables read in seconds).  Returns
+    None whenever anything is unusual (the general parser then reports precise errors)."""
+    sep = plan.reading.get("delimiter")
+    if plan.table is not None or sep not in (",", "\t", ";") or not plan.head:
         return None
-    head_text = "\n".join(text[first_end:first_end + 2_000_000].split("\n", 1001)[:1001])
-    head_rows = _split_rows(head_text, src, False)
-    if not head_rows:
-        return None
-    n = len(head_rows[0][1])
-    if header is None:
-        header = _looks_like_header(head_rows[0][1], [r for _, r in head_rows[1:1001]], missing)
-    body_start = first_end
+    header = plan.reading["header"]
+    n = len(plan.head[0][1])
+    text = plan.text
+    body_start = 0
     if header:
-        nl = text.find("\n", first_end)
-        body_start = len(text) if nl < 0 else nl + 1
+        if len(plan.head) < 2:
+            return None
+        body_line = plan.head[1][0]      # the line the first data row starts on
+        for _ in range(body_line - 1):
+            body_start = text.find("\n", body_start) + 1
     try:
         buf = np.frombuffer(text[body_start:].encode("ascii"), dtype=np.uint8)
     except UnicodeEncodeError:
         return None
-    table = _parse_int_table(buf, n)
+    table = _parse_int_table(buf, n, ord(sep))
     if table is None:
         return None
     if header:
-        hdr = head_rows[0][1]
+        hdr = plan.head[0][1]
     else:
         hdr = list(names) if names is not None else [str(j) for j in range(n)]
-    _check_names(hdr, src)
-    out = _from_array(table, names=hdr, missing=missing, drop_missing=False, arities=arities, src=src)
-    out.source = src
-    return out
+    _check_names(hdr, plan.src)
+    return _from_array(table, names=hdr, missing=missing, drop_missing=False, arities=arities, src=plan.src)
 
 
-def _parse_int_table(buf: np.ndarray, n: int) -> np.ndarray | None:
+def _parse_int_table(buf: np.ndarray, n: int, sep: int) -> np.ndarray | None:
     rows = _count_rows(buf)
     if rows == 0:
         return None
     table = np.empty((rows, n), dtype=np.int64)
-    ok = _fill_int_table(buf, table)
+    ok = _fill_int_table(buf, table, sep)
     return table if ok else None
 
 
@@ -347,10 +275,10 @@ def _count_rows(buf):
 
 
 @numba.njit(cache=True)
-def _fill_int_table(buf, table):
-    """Parse rows of comma-separated non-negative integers (spaces, tabs and CR around values
-    allowed, blank lines skipped) into ``table``; False on anything else (an empty field, a
-    wrong number of fields, another character, a value above 2^31 - 1)."""
+def _fill_int_table(buf, table, sep):
+    """Parse rows of non-negative integers separated by the byte ``sep`` (spaces, tabs and CR
+    around values allowed, blank lines skipped) into ``table``; False on anything else (an
+    empty field, a wrong number of fields, another character, a value above 2^31 - 1)."""
     rows, n = table.shape
     r = 0
     c = 0
@@ -366,7 +294,7 @@ def _fill_int_table(buf, table):
             content = True
             if v > _MAX_STATE:
                 return False
-        elif b == 44:   # ','
+        elif b == sep:
             if digits == 0 or c >= n - 1:
                 return False
             table[r, c] = v
