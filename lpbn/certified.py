@@ -47,7 +47,7 @@ from .errors import InputError
 from .incumbent import dag_of
 from .ordering.method import solve_ordering, trivial_bound
 from .ordering.population import DEFAULT_GENERATION, DEFAULT_POPULATION
-from .ordering.search import DEFAULT_STALL, ordering_search
+from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, DEFAULT_STALL, ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
@@ -472,9 +472,32 @@ def _status(control, search, dual, best, ub) -> tuple[str, str]:
     if search.stop == "interrupted" or (dual is not None and dual.status == "interrupted"):
         return "interrupted", note
     if control.time_limit is None and search.stop in ("max_restarts", "patience", "node_limit"):
-        return "node_limit", (f"{note} (the search stopped at its restart budget, the bound after its "
-                              "share of that time)")
+        return "node_limit", f"{note}; {_search_limit(search)}"
+    if control.time_limit is None and search.stats.get("default_rule"):
+        return "time_limit", f"{note}; {_search_limit(search)}"
     return "time_limit", note
+
+
+def _search_limit(search) -> str:
+    """Which limit ended a search run without a time limit, and how to raise it (issue 56: a
+    default limit is named, since the user asked for none)."""
+    st = search.stats
+    more = ("give a time limit (--time-limit S) or raise it with --option {} to search longer; the "
+            "bound then had the search's share of that time")
+    if st.get("default_rule"):
+        if search.stop == "patience":
+            return (f"the search stopped at lpbn's default limit of {st.get('patience', DEFAULT_PATIENCE)} "
+                    "restarts in a row without improvement (no time, node or restart limit was given); "
+                    + more.format("patience=P"))
+        return (f"the search stopped at lpbn's default cap of {DEFAULT_SECONDS:g} s (no time, node or "
+                "restart limit was given); " + more.format("patience=P"))
+    if search.stop == "max_restarts":
+        return f"the search stopped at its restart budget (max_restarts, {st.get('restarts')} restarts); " + \
+            more.format("max_restarts=R")
+    if search.stop == "patience":
+        return (f"the search stopped after patience={st.get('patience')} restarts in a row without "
+                "improvement; " + more.format("patience=P"))
+    return "the search stopped at the node limit given (it counts the search's restarts)"
 
 
 class CertifiedOptions:

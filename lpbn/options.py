@@ -10,9 +10,12 @@ the wrong type is an :class:`~lpbn.errors.InputError` naming the option (CLI exi
 * the limits every method shares (``time_limit``, ...) are arguments of ``solve``, not options;
 * a value must match its default's type: a bool for a bool, an integer for an integer (never
   a bool), a finite real number for a float, a string for a string; numbers must be >= 0;
-* ``seed`` is a non-negative integer and ``memory_limit`` a positive number of bytes, for
-  every method (also those that forward their options, such as ``asobs``), or a size string
-  such as ``"512M"`` for the methods that parse one.
+* ``seed`` and ``threads`` are non-negative integers (``threads`` 0 or None: every core) and
+  ``memory_limit`` a positive number of bytes, for every method (also those that forward
+  their options, such as ``auto`` and ``asobs``), or a size string such as ``"512M"`` for
+  the methods that parse one.  These are checked here, whatever the cache, because some
+  methods use them only on large caches (``dp``'s threads run from 20 variables): a bad
+  value must not pass on a small cache and fail on a large one (issue 56).
 """
 from __future__ import annotations
 
@@ -54,9 +57,9 @@ def _check_value(method: str, key: str, value: Any, default: Any) -> None:
     def bad(what: str) -> InputError:
         return InputError(f"method {method!r}: option {key} must be {what}, got {value!r}")
 
-    if key == "seed":
+    if key in ("seed", "threads"):
         if value is not None and not (_is_int(value) and value >= 0):
-            raise bad("a non-negative integer")
+            raise bad("a non-negative integer" + (" (0: every core)" if key == "threads" else ""))
         return
     if key == "memory_limit":     # a size string ("512M") is parsed by the method
         if value is not None and not isinstance(value, str) and not (_is_real(value) and value > 0):

@@ -19,7 +19,10 @@ NODE_LIMIT = "node_limit"
 MEMORY_LIMIT = "memory_limit"
 INTERRUPTED = "interrupted"
 INFEASIBLE = "infeasible"
-STATUSES = (OPTIMAL, TIME_LIMIT, GAP_LIMIT, NODE_LIMIT, MEMORY_LIMIT, INTERRUPTED, INFEASIBLE)
+#: the underlying solver (HiGHS) stopped with a status lpbn does not expect (a solve error,
+#: numerical trouble): not a signal, not a limit; the message names the solver's status
+SOLVER_ERROR = "solver_error"
+STATUSES = (OPTIMAL, TIME_LIMIT, GAP_LIMIT, NODE_LIMIT, MEMORY_LIMIT, INTERRUPTED, INFEASIBLE, SOLVER_ERROR)
 
 #: Default relative tolerance under which a gap counts as closed (documented in README).
 OPTIMALITY_TOLERANCE = 1e-9
@@ -181,7 +184,7 @@ class SolveResult:
         :func:`relative_gap` of score and bound.
     status : str
         One of ``optimal, time_limit, gap_limit, node_limit, memory_limit, interrupted,
-        infeasible``.  Anything but ``optimal`` means the DAG is the best found so far.
+        infeasible, solver_error``.  Anything but ``optimal`` means the DAG is the best found so far.
     method, seconds, stats, trace
         Method name, wall seconds, method-specific counters, and the list of
         ``(seconds, best score, upper bound)`` at every improvement.

@@ -132,7 +132,7 @@ def run(args) -> int:
         instances=_csv(args.instances), trace_plots=_csv(args.trace_plots),
         progress=not args.quiet, command=command_line(args))
     for label, v in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit),
-                     ("--grace", args.grace)):
+                     ("--grace", args.grace), ("--jobs", args.jobs), ("--repeat", args.repeat)):
         if v is not None and not v > 0:
             raise InputError(f"{label} must be positive, got {v:g}")
     bench = run_suite(suite, config)

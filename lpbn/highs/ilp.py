@@ -41,7 +41,7 @@ from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
 from ..lp.separation import incumbent_clusters
-from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
+from ..result import MEMORY_LIMIT, OPTIMAL, SOLVER_ERROR, SolveResult
 from ..support_ilp import support_ilp
 
 
@@ -188,7 +188,9 @@ def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, 
             model.restrict(keep)
     lp = model.solve_lp(control.remaining())
     if lp.status != "optimal":
-        return control.should_stop() or "interrupted", "the root LP was not solved again"
+        known = lp.status if lp.status in ("time_limit", "memory_limit", "interrupted") else SOLVER_ERROR
+        return (control.should_stop() or known,
+                f"HiGHS did not solve the root LP again (status {lp.status!r}); the best DAG and bound so far")
     # over the candidates left by the fixing; a fixed one is in no DAG above the incumbent
     control.improved(bound=max(lp.value, incumbent.score))
 
@@ -584,7 +586,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         if model.mip_retries:
             stats["mip_presolve_retries"] = model.mip_retries
         if sol.status == "inconsistent":
-            return finish("interrupted", "HiGHS reported an optimal MIP whose objective its own solution "
+            return finish(SOLVER_ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
                           "does not have, with presolve and without; the best DAG and bound so far")
         if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
             control.improved(bound=max(sol.bound, floor))
@@ -609,7 +611,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
                 return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
                               "root LP's bound so far")
-            return finish("interrupted", f"HiGHS stopped with status {sol.status}")
+            return finish(SOLVER_ERROR, f"HiGHS stopped the MIP with status {sol.status!r}, which lpbn "
+                          "does not expect; the best DAG and bound so far")
         added = 0
         for choice in cyclic:
             cuts = incumbent_clusters(cache, choice)
@@ -620,7 +623,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         stats["cuts_incumbent"] += added
         stats["lazy_restarts"] = stats.get("lazy_restarts", 0) + (1 if sol.rejected else 0)
         if not added:
-            return finish("interrupted", "a cyclic incumbent violates no new cluster (numerical trouble)")
+            return finish(SOLVER_ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
         if recut and root_cuts:
             # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
             again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),

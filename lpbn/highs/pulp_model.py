@@ -33,7 +33,7 @@ from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..lp.clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
-from ..result import OPTIMAL, SolveResult
+from ..result import OPTIMAL, SOLVER_ERROR, SolveResult
 from ..incumbent import Incumbent, choice_is_acyclic
 from .ilp import decode_choice
 from ..lp.cut_loop import cut_loop
@@ -323,4 +323,4 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
         stats["cuts_incumbent"] += added
         offer(decode_choice(cache, x))
         if not added:
-            return finish("interrupted", "a cyclic incumbent violates no new cluster")
+            return finish(SOLVER_ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
