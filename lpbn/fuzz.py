@@ -11,6 +11,11 @@ into many such cases and checks each outcome:
 * **other** — any other exception, or CLI exit 1 (an internal error): a bug;
 * **hang** — a case that ran past its deadline (SIGALRM in the main thread): a bug.
 
+Besides mutated files, :func:`fuzz_meaning` generates data files of the classes that were
+once misread (issue 56: comment lines, tabs, one column, whitespace padding, header-less
+strings, unicode names, GOBNILP ``.dat``) *with their meaning*: an accepted file read with
+other variable or row counts than the generator meant is a silent misread, a bug.
+
 ``python -m lpbn.fuzz --cases 12000 -o results/reliability/fuzz.json`` runs the full campaign
 (score readers, the data loader, the CLI) and writes counts per target and every failing case;
 ``tests/test_fuzz.py`` runs a few thousand of the same cases in CI.
@@ -238,6 +243,106 @@ def fuzz_data_files(seeds: list[Path], cases: int, seed: int, workdir: Path, dea
     return tally
 
 
+# ------------------------------------------------------------------------- files with a meaning
+#: state labels of text columns: unicode, spellings that are states (not missing), no
+#: delimiter, quote, ``#`` or number look-alikes (a text column stays text)
+LABELS = ["red", "blue", "é", "日本", "None", "NA", "x-1", "Ω", "low", "high", "ça", "null", "v_2", "größe"]
+#: column names: unicode, inner blanks (delimited files only), a leading digit
+NAMES = ["A", "B", "größe", "名前", "x y", "col 2", "Temp", "ß", "e\u0301", "1st", "Ñ", "var_9", "α", "β"]
+#: the file classes of issue 56, each a generator that knows what its file means
+CLASSES = ("comments", "tabs", "one_column", "padding", "headerless_strings", "unicode_names", "dat")
+
+
+@dataclass
+class Meant:
+    """A generated data file and what it means: ``n`` variables and ``N`` rows when read with
+    ``options`` (the reading options its user would give; None: the defaults)."""
+    cls: str
+    name: str
+    text: str
+    n: int
+    N: int
+    options: dict = field(default_factory=dict)
+
+
+def _table(rng, n: int, N: int, text_columns: bool | None = None) -> tuple[list[list[str]], list[bool]]:
+    """``N`` rows of ``n`` cells: each column integers (0..3) or text labels."""
+    kinds = [bool(rng.random() < 0.5) if text_columns is None else text_columns for _ in range(n)]
+    cols = [[LABELS[int(rng.integers(len(LABELS)))] if k else str(int(rng.integers(4))) for _ in range(N)]
+            for k in kinds]
+    return [[cols[j][i] for j in range(n)] for i in range(N)], kinds
+
+
+def _names(rng, n: int, blanks: bool) -> list[str]:
+    pool = [x for x in NAMES if blanks or " " not in x]
+    picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
+    out = [pool[int(i)] for i in picks]
+    return out + [f"v{j}" for j in range(len(out), n)]
+
+
+def meant_file(rng: np.random.Generator, cls: str) -> Meant:
+    """A random data file of class ``cls`` (:data:`CLASSES`) and its meaning."""
+    n = 1 if cls == "one_column" else int(rng.integers(1, 6))
+    N = int(rng.integers(1, 8))
+    sep = {"tabs": "\t"}.get(cls, [",", "\t", ";", " "][int(rng.integers(4))])
+    ext = {"\t": [".tsv", ".csv", ".txt"], " ": [".txt"]}.get(sep, [".csv", ".txt"])
+    name = "case" + ext[int(rng.integers(len(ext)))] + (".gz" if rng.random() < 0.1 else "")
+    opts: dict = {}
+    if cls == "dat":
+        rows, _ = _table(rng, n, N, text_columns=False)
+        names = _names(rng, n, blanks=False)
+        arities = [str(max(int(r[j]) for r in rows) + 1 + int(rng.integers(2))) for j in range(n)]
+        lines = [" ".join(names), " ".join(arities)] + [" ".join(r) for r in rows]
+        return Meant(cls, "case.dat", "\n".join(lines) + "\n", n, N)
+    text_cols = True if cls == "headerless_strings" else None
+    rows, kinds = _table(rng, n, N, text_columns=text_cols)
+    header = cls != "headerless_strings" and (cls == "unicode_names" or rng.random() < 0.6)
+    lines = [list(r) for r in rows]
+    if header:
+        lines.insert(0, _names(rng, n, blanks=sep != " "))
+        if all(kinds) or rng.random() < 0.3:
+            opts["header"] = True           # the rule reads names over text columns as data
+    elif rng.random() < 0.3:
+        opts["header"] = False
+    if rng.random() < 0.2:
+        opts["delimiter"] = {"\t": "tab", " ": "whitespace"}.get(sep, sep)
+    pad = cls == "padding" or rng.random() < 0.1
+    body = [sep.join((" " * int(rng.integers(1, 3)) + c + " " * int(rng.integers(0, 3))) if pad and sep != " "
+                     else c for c in r) for r in lines]
+    if cls == "padding" and sep == " ":
+        body = ["  " + "   ".join(r) + "  " for r in lines]
+    if cls == "comments" or rng.random() < 0.1:
+        for _ in range(int(rng.integers(1, 4))):
+            body.insert(int(rng.integers(len(body) + 1)),
+                        " " * int(rng.integers(2)) + "# " + ["exported data", "a,b;c\td", 'say "hi"', "", "日本"][
+                            int(rng.integers(5))])
+    return Meant(cls, name, "\n".join(body) + "\n", n, N, opts)
+
+
+def fuzz_meaning(cases: int, seed: int, workdir: Path, deadline: float = 20.0) -> Tally:
+    """Generated files of every class in :data:`CLASSES` through :func:`lpbn.read_data` with
+    the options their user would give: each must be read with the variable and row counts
+    the generator meant (a refusal is *documented*; another count is a silent misread)."""
+    from .scoring import read_data
+    rng = np.random.default_rng(seed)
+    tally = Tally("meant files")
+    for c in range(cases):
+        m = meant_file(rng, CLASSES[c % len(CLASSES)])
+        f = workdir / m.name
+        raw = m.text.encode("utf-8")
+        f.write_bytes(gzip.compress(raw) if m.name.endswith(".gz") else raw)
+
+        def check(m=m, f=f):
+            ds = read_data(f, **m.options)
+            if (ds.n, ds.N) != (m.n, m.N):
+                return (f"silent misread: {ds.n} variables, {ds.N} rows (meant {m.n}, {m.N}); "
+                        f"{getattr(ds, 'reading', None)}")
+            return None
+        _record(tally, {"class": m.cls, "case": c, "file": m.name, "options": repr(m.options),
+                        "text": m.text[:200]}, check, deadline)
+    return tally
+
+
 def _text_of(p: Path) -> str:
     raw = p.read_bytes()
     if raw[:2] == b"\x1f\x8b":
@@ -382,7 +487,11 @@ def _portable(obj, replace: dict[str, str]):
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lpbn.fuzz", description=__doc__.split("\n")[0])
-    ap.add_argument("--cases", type=int, default=12000, help="score-file cases (data: a fifth; CLI: 1/30)")
+    ap.add_argument("--cases", type=int, default=12000,
+                    help="score-file cases (data: a fifth; meant files: a sixth; CLI: 1/30)")
+    ap.add_argument("--targets", default="scores,data,meaning,cli",
+                    help="comma-separated targets to run (default: all: scores,data,meaning,cli)")
+    ap.add_argument("--meaning-cases", type=int, help="meant-file cases (default: --cases / 6)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--instances", default=str(instances_dir()))
     ap.add_argument("-o", "--output", help="write the tallies as JSON here")
@@ -390,9 +499,16 @@ def main(argv: list[str] | None = None) -> int:
     scores, data = seed_files(Path(args.instances))
     with tempfile.TemporaryDirectory(prefix="lpbn-fuzz-") as tmp:
         work = Path(tmp)
-        tallies = [fuzz_score_files(scores, args.cases, args.seed, work),
-                   fuzz_data_files(data, max(1, args.cases // 5), args.seed, work),
-                   fuzz_cli(scores[0], data[0], max(1, args.cases // 30), args.seed, work)]
+        targets = set(args.targets.split(","))
+        tallies = []
+        if "scores" in targets:
+            tallies.append(fuzz_score_files(scores, args.cases, args.seed, work))
+        if "data" in targets:
+            tallies.append(fuzz_data_files(data, max(1, args.cases // 5), args.seed, work))
+        if "meaning" in targets:
+            tallies.append(fuzz_meaning(args.meaning_cases or max(1, args.cases // 6), args.seed, work))
+        if "cli" in targets:
+            tallies.append(fuzz_cli(scores[0], data[0], max(1, args.cases // 30), args.seed, work))
         report = {"command": "python -m lpbn.fuzz " + " ".join(argv if argv is not None else sys.argv[1:]),
                   "tallies": _portable([t.as_dict() for t in tallies],
                                        {str(work): "$TMP", str(Path(args.instances)): "instances"})}

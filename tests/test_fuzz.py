@@ -1,6 +1,7 @@
 """Fuzzing in CI (issue 15): mutated real files and random command lines must give a
 documented error or a valid result, never another exception or a hang (:mod:`lpbn.fuzz`).
-The full campaign (``python -m lpbn.fuzz --cases 12000``) is recorded in results/reliability/."""
+The full campaign (``python -m lpbn.fuzz --cases 12000``) is recorded in results/reliability/;
+the meant-file classes of issue 56 (2,000 cases) in results/fuzz/."""
 
 from __future__ import annotations
 
@@ -33,3 +34,12 @@ def test_fuzz_data_loader(seeds, tmp_path, seed):
 
 def test_fuzz_command_line(seeds, tmp_path):
     _clean(fuzz.fuzz_cli(seeds[0][0], seeds[1][0], 120, 3, tmp_path))
+
+
+def test_fuzz_meant_files(tmp_path):
+    """Issue 56: 50 generated files of each class (comment lines, tabs, one column, padding,
+    header-less strings, unicode names, .dat), each read with the counts it was meant to have:
+    no silent misread and no refusal of a valid file."""
+    tally = fuzz.fuzz_meaning(50 * len(fuzz.CLASSES), 7, tmp_path)
+    assert tally.other == 0 and tally.hangs == 0, tally.failures[:5]
+    assert tally.ok == tally.cases
