@@ -113,7 +113,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
           method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
           missing: str | Sequence[str] | None = None, drop_missing: bool = False,
           header: bool | None = None, fit_ess: float | None = None, jobs: int | None = None,
-          explore: str = "auto", progress: bool = False, read_options: dict[str, Any] | None = None,
+          explore: str = "auto", progress: bool = False,
           score_options: dict[str, Any] | None = None, constraints: Any = None,
           **solve_options: Any) -> LearnResult:
     """Learn a Bayesian network (structure with a certificate, and CPTs) from discrete data.
@@ -126,11 +126,9 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     method, time_limit, gap_limit, **solve_options
         Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
     missing, drop_missing, header
-        How the data are read (:func:`lpbn.read_data`).
-    read_options : dict, optional
-        Further keyword arguments of :func:`lpbn.read_data` (``delimiter``, ``format``,
-        ``names``, ``arities``).  How the file was read is in ``result.data.reading`` and the
-        cache's ``meta["reading"]``.
+        How the data are read (:func:`lpbn.read_data`); for its other options (``delimiter``,
+        ``format``, ...) pass ``read_data(path, ...)``'s Dataset as ``data``.  How a file was
+        read is in ``result.data.reading`` and the cache's ``meta["reading"]``.
     fit_ess : float, optional
         None (default): maximum-likelihood CPTs (unseen parent configurations uniform); a
         positive number: the BDeu posterior mean with this equivalent sample size.
@@ -168,7 +166,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
             raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing, **(read_options or {}))
+    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
     timings["read"] = time.perf_counter() - t0
     say(f"data: {ds.n} variables, {ds.N} rows" + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "")
         + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")

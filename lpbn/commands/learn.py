@@ -96,13 +96,12 @@ def run(args) -> int:
             raise InputError(f"{opt} must be >= {0 if opt == '--max-parents' else 1}")
     if args.time_limit is not None and not args.time_limit >= 0:
         raise InputError("--time-limit must be >= 0")
+    from ..scoring import read_data
     from .common import reading_options
-    reading = reading_options(args)
-    res = learn(args.data, score=args.score, ess=args.ess, max_parents=args.max_parents,
-                method=args.method, time_limit=args.time_limit, missing=reading.pop("missing"),
-                drop_missing=reading.pop("drop_missing"), header=reading.pop("header"), read_options=reading,
-                fit_ess=args.fit_ess, jobs=args.jobs, progress=not args.quiet,
-                constraints=constraints_from_args(args))
+    data = read_data(args.data, **reading_options(args))     # read here: --delimiter, --data-format
+    res = learn(data, score=args.score, ess=args.ess, max_parents=args.max_parents,
+                method=args.method, time_limit=args.time_limit, fit_ess=args.fit_ess, jobs=args.jobs,
+                progress=not args.quiet, constraints=constraints_from_args(args))
     if res.network is None:
         raise InputError(f"no DAG found (status {res.status}"
                          + (f": {res.message}" if res.message else "") + "); nothing to write")

@@ -611,8 +611,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
                 return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
                               "root LP's bound so far")
-            return finish(SOLVER_ERROR, f"HiGHS stopped the MIP with status {sol.status!r}, which lpbn "
-                          "does not expect; the best DAG and bound so far")
+            return finish(SOLVER_ERROR, f"HiGHS stopped the MIP with unexpected status {sol.status!r}")
         added = 0
         for choice in cyclic:
             cuts = incumbent_clusters(cache, choice)
