@@ -392,6 +392,7 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
             argv += ["--k-best", pick(num)]
         if rng.random() < 0.3:
             argv += ["--jobs", pick(["1", "0", "-3", "x"])]
+        argv += _reading_flags(rng, pick)
     elif cmd == "convert":
         argv += [pick(files + [score_file] * 3)]
         if rng.random() < 0.3:
@@ -414,7 +415,7 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
                  "--time-limit", pick(["2", "-1", "x"]), "--quiet", "-o", out]
         if rng.random() < 0.3:
             argv += ["--fit-ess", pick(num)]
-        return argv
+        return argv + _reading_flags(rng, pick)
     elif cmd == "draw":
         argv += [pick([str(workdir / "o.json"), score_file, data_file, str(workdir / "none.json")]),
                  "-o", str(workdir / pick(["d.svg", "d.png", "d.xyz", "no/such/d.svg"])),
@@ -432,6 +433,18 @@ def command_lines(rng: np.random.Generator, score_file: str, data_file: str, wor
     if out != "-" and rng.random() < 0.8:
         argv += ["-o", out]
     return argv
+
+
+def _reading_flags(rng, pick) -> list[str]:
+    """Random data-reading options of ``lpbn score``/``learn`` (issue 56), valid and not."""
+    out: list[str] = []
+    if rng.random() < 0.3:
+        out.append(pick(["--header", "--no-header"]))
+    if rng.random() < 0.2:
+        out += ["--delimiter", pick([",", "tab", ";", "whitespace", "|", "ab", "1"])]
+    if rng.random() < 0.2:
+        out += ["--data-format", pick(["csv", "dat", "xls"])]
+    return out
 
 
 def fuzz_cli(score_file: Path, data_file: Path, cases: int, seed: int, workdir: Path,
