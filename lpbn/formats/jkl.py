@@ -9,9 +9,9 @@ Layout (any whitespace; blank lines and ``#`` comment lines are skipped anywhere
 Scores are log-scores (higher is better).  Names are arbitrary tokens or integer ids;
 parents always refer to block names.  A name that is not one token (a blank, another
 whitespace or invisible character, a leading ``#``) is written percent-escaped and read back
-decoded (:func:`lpbn.formats.textio.encode_name`), so every name round-trips.  Lines after the n-th block (MINOBS-anc appends a
-side-constraint section) are ignored with a warning, unless they form another variable
-block, which means the count on line 1 is wrong.
+decoded (:func:`lpbn.formats.textio.encode_name`), so every name round-trips.  Lines after
+the n-th block (MINOBS-anc appends a side-constraint section) are ignored with a warning,
+unless they form another variable block, which means the count on line 1 is wrong.
 """
 
 from __future__ import annotations

@@ -45,7 +45,6 @@ from .table import Plan, plan_reading, read_rows
 #: tokens that mean "missing" unless more are declared with ``missing=`` / ``--missing``
 DEFAULT_MISSING = frozenset({"", "?"})
 _INT = re.compile(r"^[+]?[0-9]+$")
-_NUM = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
 #: largest state index / arity (states are stored as int32)
 _MAX_STATE = 2**31 - 1
 _MISSING_HINT = ("declare missing-value tokens with --missing (missing=) or remove such rows "

@@ -46,7 +46,7 @@ _COMMENT = re.compile(r"^[ \t]*#[^\n]*", re.MULTILINE)
 #: extensions read by name (after an optional ``.gz``)
 DAT_EXTENSIONS = (".dat",)
 TEXT_EXTENSIONS = (".csv", ".tsv", ".txt")
-#: delimiters sniffed, in order of preference; ``None`` stands for runs of whitespace
+#: delimiters sniffed, in order of preference (then runs of whitespace, :data:`WHITESPACE`)
 CANDIDATES = (",", "\t", ";")
 WHITESPACE = "whitespace"
 #: lines sampled to choose a delimiter and rows sampled to decide a header
