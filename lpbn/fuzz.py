@@ -13,7 +13,8 @@ into many such cases and checks each outcome:
 
 Besides mutated files, :func:`fuzz_meaning` generates data files of the classes that were
 once misread (issue 56: comment lines, tabs, one column, whitespace padding, header-less
-strings, unicode names, GOBNILP ``.dat``) *with their meaning*: an accepted file read with
+strings, unicode names, GOBNILP ``.dat``; and long text tables with and without names, for the
+header rule's evidence) *with their meaning*: an accepted file read with
 other variable or row counts than the generator meant is a silent misread, a bug.
 
 ``python -m lpbn.fuzz --cases 12000 -o results/reliability/fuzz.json`` runs the full campaign
@@ -246,11 +247,12 @@ def fuzz_data_files(seeds: list[Path], cases: int, seed: int, workdir: Path, dea
 # ------------------------------------------------------------------------- files with a meaning
 #: state labels of text columns: unicode, spellings that are states (not missing), no
 #: delimiter, quote, ``#`` or number look-alikes (a text column stays text)
-LABELS = ["red", "blue", "é", "日本", "None", "NA", "x-1", "Ω", "low", "high", "ça", "null", "v_2", "größe"]
-#: column names: unicode, inner blanks (delimited files only), a leading digit
+LABELS = ["red", "blue", "é", "日本", "None", "NA", "x-1", "Ω", "low", "high", "ça", "null", "v_2", "grün"]
+#: column names (none is a label): unicode, inner blanks (delimited files only), a leading digit
 NAMES = ["A", "B", "größe", "名前", "x y", "col 2", "Temp", "ß", "e\u0301", "1st", "Ñ", "var_9", "α", "β"]
 #: the file classes of issue 56, each a generator that knows what its file means
-CLASSES = ("comments", "tabs", "one_column", "padding", "headerless_strings", "unicode_names", "dat")
+CLASSES = ("comments", "tabs", "one_column", "padding", "headerless_strings", "unicode_names", "dat",
+           "long_named_text", "long_headerless_text")
 
 
 @dataclass
@@ -282,8 +284,11 @@ def _names(rng, n: int, blanks: bool) -> list[str]:
 
 def meant_file(rng: np.random.Generator, cls: str) -> Meant:
     """A random data file of class ``cls`` (:data:`CLASSES`) and its meaning."""
-    n = 1 if cls == "one_column" else int(rng.integers(1, 6))
-    N = int(rng.integers(1, 8))
+    long = cls.startswith("long_")
+    n = 1 if cls == "one_column" else int(rng.integers(3, 7)) if long else int(rng.integers(1, 6))
+    # names over 3+ text columns of 150+ rows: the header rule's evidence suffices (a chance
+    # below 1e-6 that a data row is new in every column); over fewer, --header is needed
+    N = int(rng.integers(150, 300)) if long else int(rng.integers(1, 8))
     sep = {"tabs": "\t"}.get(cls, [",", "\t", ";", " "][int(rng.integers(4))])
     ext = {"\t": [".tsv", ".csv", ".txt"], " ": [".txt"]}.get(sep, [".csv", ".txt"])
     name = "case" + ext[int(rng.integers(len(ext)))] + (".gz" if rng.random() < 0.1 else "")
@@ -294,14 +299,15 @@ def meant_file(rng: np.random.Generator, cls: str) -> Meant:
         arities = [str(max(int(r[j]) for r in rows) + 1 + int(rng.integers(2))) for j in range(n)]
         lines = [" ".join(names), " ".join(arities)] + [" ".join(r) for r in rows]
         return Meant(cls, "case.dat", "\n".join(lines) + "\n", n, N)
-    text_cols = True if cls == "headerless_strings" else None
+    text_cols = True if cls in ("headerless_strings", "long_named_text", "long_headerless_text") else None
     rows, kinds = _table(rng, n, N, text_columns=text_cols)
-    header = cls != "headerless_strings" and (cls == "unicode_names" or rng.random() < 0.6)
+    header = cls == "long_named_text" or (cls not in ("headerless_strings", "long_headerless_text")
+                                          and (cls == "unicode_names" or rng.random() < 0.6))
     lines = [list(r) for r in rows]
     if header:
         lines.insert(0, _names(rng, n, blanks=sep != " "))
-        if all(kinds) or rng.random() < 0.3:
-            opts["header"] = True           # the rule reads names over text columns as data
+        if (all(kinds) and not long) or rng.random() < 0.3:
+            opts["header"] = True           # names over a few rows of text are read as data
     elif rng.random() < 0.3:
         opts["header"] = False
     if rng.random() < 0.2:

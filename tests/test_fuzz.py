@@ -38,8 +38,8 @@ def test_fuzz_command_line(seeds, tmp_path):
 
 def test_fuzz_meant_files(tmp_path):
     """Issue 56: 50 generated files of each class (comment lines, tabs, one column, padding,
-    header-less strings, unicode names, .dat), each read with the counts it was meant to have:
-    no silent misread and no refusal of a valid file."""
+    header-less strings, unicode names, .dat, long text tables with and without names), each
+    read with the counts it was meant to have: no silent misread and no refusal of a valid file."""
     tally = fuzz.fuzz_meaning(50 * len(fuzz.CLASSES), 7, tmp_path)
     assert tally.other == 0 and tally.hangs == 0, tally.failures[:5]
     assert tally.ok == tally.cases

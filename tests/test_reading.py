@@ -20,7 +20,7 @@ from lpbn.errors import DataFileError, LpbnWarning
 from lpbn.formats import read_scores, write_scores
 from lpbn.formats.textio import decode_name, encode_name
 from lpbn.scoring import read_data
-from lpbn.scoring.table import decide_header, describe
+from lpbn.scoring.table import HEADER_EVIDENCE, decide_header, describe, novel_row_chance
 
 
 def write(tmp_path, name, text):
@@ -202,6 +202,28 @@ def test_header_rule():
     assert decide_header(["E0", "E0"], [["a", "b"]], miss) == (False, False)
     assert decide_header(["?", "1"], [["0", "1"]], miss) == (False, False)
     assert decide_header(["3", "4"], [["0", "1"]], miss) == (False, False)
+
+
+def test_header_over_text_columns_found_with_enough_rows(tmp_path):
+    """bnlearn-style samples (names over text states): the rows below make a data row of
+    all-new cells practically impossible, so the names are a header without --header."""
+    rng = np.random.default_rng(0)
+    states = ["yes", "no", "maybe"]
+    rows = [[states[int(rng.integers(3))] for _ in range(5)] for _ in range(250)]
+    text = "asia,tub,smoke,lung,bronc\n" + "".join(",".join(r) + "\n" for r in rows)
+    d = quiet_read(write(tmp_path, "asia.csv", text))
+    assert d.names == ("asia", "tub", "smoke", "lung", "bronc") and d.N == 250
+    assert novel_row_chance(5, rows) < HEADER_EVIDENCE < novel_row_chance(2, rows[:6])
+    # a few rows are no such evidence: data, with the warning
+    with pytest.warns(LpbnWarning, match="--header"):
+        assert read_data(write(tmp_path, "few.csv", "\n".join(text.split("\n")[:5]) + "\n")).N == 5
+
+
+def test_dat_names_may_be_integers(tmp_path):
+    """GOBNILP names variables 0 1 2 ... too: by name, such a file is still .dat (the old
+    content guess read the names and arities lines as two data rows)."""
+    d = quiet_read(write(tmp_path, "c.dat", "0 1 2\n2 2 3\n0 1 2\n1 1 0\n"))
+    assert d.names == ("0", "1", "2") and d.N == 2 and d.arities.tolist() == [2, 2, 3]
 
 
 def test_reading_is_recorded_everywhere(tmp_path):
