@@ -490,7 +490,7 @@ def _search_limit(search) -> str:
                     "restarts in a row without improvement (no time, node or restart limit was given); "
                     + more.format("patience=P"))
         return (f"the search stopped at lpbn's default cap of {DEFAULT_SECONDS:g} s (no time, node or "
-                "restart limit was given); " + more.format("patience=P"))
+                "restart limit was given); give a time limit (--time-limit S) to search longer")
     if search.stop == "max_restarts":
         return f"the search stopped at its restart budget (max_restarts, {st.get('restarts')} restarts); " + \
             more.format("max_restarts=R")

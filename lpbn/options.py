@@ -14,7 +14,7 @@ the wrong type is an :class:`~lpbn.errors.InputError` naming the option (CLI exi
   ``memory_limit`` a positive number of bytes, for every method (also those that forward
   their options, such as ``auto`` and ``asobs``), or a size string such as ``"512M"`` for
   the methods that parse one.  These are checked here, whatever the cache, because some
-  methods use them only on large caches (``dp``'s threads run from 20 variables): a bad
+  methods use them only on large caches (``dp``'s threads run from 22 variables): a bad
   value must not pass on a small cache and fail on a large one (issue 56).
 """
 from __future__ import annotations

@@ -169,6 +169,9 @@ def test_default_search_limit_is_named():
     assert st == "node_limit" and "default limit of 200 restarts" in msg and "--time-limit" in msg
     search = SimpleNamespace(stop="max_restarts", stats={"default_rule": False, "restarts": 7})
     assert "max_restarts" in status(SolveControl(), search, None, -10.0, -5.0)[1]
+    search = SimpleNamespace(stop="time_limit", stats={"default_rule": True, "patience": 200})
+    st, msg = status(SolveControl(), search, None, -10.0, -5.0)
+    assert st == "time_limit" and "default cap of 60 s" in msg and "--time-limit" in msg
 
 
 # ---------------------------------------------------------------- the rules, one by one
