@@ -146,6 +146,25 @@ def test_killed_writers_temporary_files_are_removed(tmp_path):
     assert reap_stale_temps(target) == [str(live)]       # its writer is gone now
 
 
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL, flock")
+def test_a_write_killed_outright_leaves_nothing_after_the_next(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    target = tmp_path / "out.json"
+    code = ("import sys, time\nfrom lpbn.atomic import atomic_write\n"
+            f"with atomic_write({str(target)!r}) as fh:\n"
+            "    fh.write('half'); fh.flush(); print('writing', flush=True); time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "writing"
+    assert len(list(tmp_path.glob(".out.json.*.tmp"))) == 1
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    with atomic_write(target) as fh:
+        fh.write("{}")
+    assert [f.name for f in tmp_path.iterdir()] == ["out.json"]
+
+
 def test_unexpected_highs_status_is_not_interrupted(instances, monkeypatch):
     from lpbn.lp import model as lp_model
     cache = read_scores(instances / "alisterl__eBNSL/scores/wine.BIC.3")
