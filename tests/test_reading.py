@@ -92,6 +92,16 @@ def test_header_flags_are_never_overridden_by_the_dat_guess(tmp_path):
         read_data(write(tmp_path, "x.dat", text), header=False)
 
 
+def test_a_dat_layout_named_txt_is_text_with_a_warning(tmp_path):
+    p = write(tmp_path, "asia.txt", "A B\n2 2\n0 1\n1 0\n")
+    with pytest.warns(LpbnWarning, match="line 2 read as data.*--data-format dat"):
+        d = read_data(p)
+    assert d.N == 3 and d.reading["format"] == "csv"
+    assert quiet_read(p, format="dat").N == 2
+    # a delimiter given rules out the .dat guess for an unknown extension
+    assert quiet_read(write(tmp_path, "x.data", "A\tB\n2\t2\n0\t1\n"), delimiter="tab").N == 2
+
+
 def test_names_survive_the_round_trip(tmp_path, capsys):
     p = write(tmp_path, "xy.csv", '"x y",b,#c,%41,é\n0,1,0,1,0\n1,0,1,1,0\n1,1,0,0,1\n0,0,1,0,1\n')
     for ext in ("jkl", "pss", "jkl.gz"):

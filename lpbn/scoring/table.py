@@ -266,7 +266,8 @@ def looks_like_dat(rows: list[tuple[int, list[str]]]) -> bool:
     return all(len(lab) <= a for lab, a in zip(labels, arity))
 
 
-def choose_format(path: Path, text: str, format: str | None, header: bool | None) -> tuple[str, str, str | None]:
+def choose_format(path: Path, text: str, format: str | None, header: bool | None,
+                  delimiter: str | None = None) -> tuple[str, str, str | None]:
     """``(format, how it was chosen, warning or None)`` for comment-free ``text``."""
     if format is not None:
         if format not in ("csv", "dat"):
@@ -275,8 +276,8 @@ def choose_format(path: Path, text: str, format: str | None, header: bool | None
     by_name = format_by_name(path)
     if by_name is not None:
         return by_name, "extension", None
-    if header is False:
-        return "csv", "content", None     # a .dat file has a names line: not this one
+    if header is False or delimiter not in (None, WHITESPACE):
+        return "csv", "content", None     # a .dat file has a names line and no delimiter
     head = split_rows("\n".join(text[:2_000_000].splitlines()[:HEADER_ROWS + 2]), str(path), WHITESPACE)
     if any("," in t or ";" in t for _, cells in head[:2] for t in cells) or not looks_like_dat(head):
         return "csv", "content", None
@@ -321,7 +322,7 @@ def plan_reading(path: Path, text: str, *, format: str | None, delimiter: str | 
     src = str(path)
     delimiter = delimiter_value(delimiter)
     text, comments = strip_comments(text)
-    fmt, fmt_how, warn = choose_format(path, text, format, header)
+    fmt, fmt_how, warn = choose_format(path, text, format, header, delimiter)
     notes = [warn] if warn else []
     reading = {"format": fmt, "format_source": fmt_how, "comment_lines": comments}
     if fmt == "dat":
@@ -349,6 +350,10 @@ def plan_reading(path: Path, text: str, *, format: str | None, delimiter: str | 
     else:
         reading["header_source"] = "given"
     reading["header"] = bool(header)
+    if header and delimiter in (WHITESPACE, "\t") and path.name.lower().removesuffix(".gz").endswith(".txt") \
+            and looks_like_dat(head):
+        notes.append(f"{src}: line {head[1][0]} read as data; if it declares the arities (GOBNILP's "
+                     "format), pass --data-format dat (format='dat') or name the file .dat")
     _finish(reading, notes)
     return Plan(src, text, reading, head)
 
