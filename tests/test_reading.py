@@ -20,7 +20,7 @@ from lpbn.errors import DataFileError, LpbnWarning
 from lpbn.formats import read_scores, write_scores
 from lpbn.formats.textio import decode_name, encode_name
 from lpbn.scoring import read_data
-from lpbn.scoring.table import HEADER_EVIDENCE, decide_header, describe, novel_row_chance
+from lpbn.scoring.table import HEADER_EVIDENCE, decide_header, describe, novel_row_chance, read_table
 
 
 def write(tmp_path, name, text):
@@ -256,6 +256,15 @@ def test_dat_names_may_be_integers(tmp_path):
     content guess read the names and arities lines as two data rows)."""
     d = quiet_read(write(tmp_path, "c.dat", "0 1 2\n2 2 3\n0 1 2\n1 1 0\n"))
     assert d.names == ("0", "1", "2") and d.N == 2 and d.arities.tolist() == [2, 2, 3]
+
+
+def test_text_layer_gives_cells_not_codes(tmp_path):
+    """read_table: header and string cells with line numbers (the layer a typed reader of
+    numeric columns builds on), before any integer coding."""
+    from pathlib import Path
+    t = read_table(Path("x.csv"), "# c\nA;B\n1.5; red\n-2;blue\n")
+    assert t.header == ["A", "B"] and t.rows == [(3, ["1.5", "red"]), (4, ["-2", "blue"])]
+    assert t.reading["delimiter"] == ";" and t.reading["comment_lines"] == 1
 
 
 def test_reading_is_recorded_everywhere(tmp_path):
