@@ -350,7 +350,7 @@ def plan_reading(path: Path, text: str, *, format: str | None, delimiter: str | 
     else:
         reading["header_source"] = "given"
     reading["header"] = bool(header)
-    if header and delimiter in (WHITESPACE, "\t") and path.name.lower().removesuffix(".gz").endswith(".txt") \
+    if header and delimiter == WHITESPACE and path.name.lower().removesuffix(".gz").endswith(".txt") \
             and looks_like_dat(head):
         notes.append(f"{src}: line {head[1][0]} read as data; if it declares the arities (GOBNILP's "
                      "format), pass --data-format dat (format='dat') or name the file .dat")
