@@ -102,17 +102,24 @@ class Climber:
         self.rec_score = np.zeros(records)
         self.counted = 0
 
-    def reset_to(self, adj: np.ndarray) -> None:
-        """Make ``adj`` the current DAG and rescore every column of the delta table."""
+    def reset_to(self, adj: np.ndarray, budget: float | None = None) -> bool:
+        """Make ``adj`` the current DAG and rescore every column of the delta table.  With a
+        ``budget`` (seconds), give up (False) as soon as the columns done so far project the
+        whole table beyond it: n(n-1) countings of N rows cannot be afforded at every size."""
         self.adj[:] = adj
         self.npar[:] = adj.sum(axis=0)
         if not K.update_desc(self.adj, self.desc):
             raise ValueError("the start graph has a cycle")
         self.tabu[:] = 0
-        for j in range(self.ds.n):
+        n = self.ds.n
+        t0 = time.perf_counter()
+        for j in range(n):
             self.counted += K.rescore_column(self.cols, self.ar, self.adj, j, self.maxp, self.kind, self.ess,
                                              self.lgt, self.limit, self.cnt, self.pac, self.mapbuf, *self.scr,
                                              self.fs, self.delta)
+            if budget is not None and (time.perf_counter() - t0) * n / (j + 1) > budget:
+                return False
+        return True
 
     def climb(self, deadline: float | None, max_idle: int, tenure: int, rec_n: int) -> tuple[float, int, bool]:
         """Climb from the current DAG until a stop (see :func:`K.climb`) or ``deadline``;
@@ -137,7 +144,8 @@ class Climber:
 def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int | None = None, *,
                time_limit: float | None = None, max_climbs: int | None = None, seed: int = 0,
                perturb: int | None = None, tenure: int = TABU_TENURE, max_idle: int = MAX_IDLE,
-               start: Any = None, say: Callable[[str], None] | None = None) -> HillClimbResult:
+               start: Any = None, table_budget: float | None = None,
+               say: Callable[[str], None] | None = None) -> HillClimbResult | None:
     """Hill climbing + tabu over all DAGs on ``data``, with perturbation restarts.
 
     Parameters
@@ -151,6 +159,8 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         ``max(2, n // 10)``).
     tenure, max_idle : the tabu list (0 and 0: plain hill climbing, bnlearn's ``hc()``).
     start : optional start DAG as parents per variable (indices).
+    table_budget : seconds the first delta table (n(n-1) families) may take: when the columns
+        counted first project it beyond that, None is returned at once (too large to climb).
     """
     t0 = time.perf_counter()
     ds = read_data(data)
@@ -164,7 +174,11 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     adj0 = np.zeros((n, n), dtype=np.bool_)
     for j, ps in enumerate(start or []):
         adj0[list(ps), j] = True
-    cl.reset_to(adj0)
+    if not cl.reset_to(adj0, table_budget):
+        if say:
+            say(f"hill climbing: the first table of {n * (n - 1)} families would take more than "
+                f"{table_budget:.1f} s; not climbing")
+        return None
     best_adj = adj0.copy()
     best = float(cl.fs.sum())
     families: dict[tuple[int, tuple[int, ...]], float] = {}
