@@ -55,7 +55,8 @@ class LearnResult(SolveResult):
         """JSON-ready summary: status, score, upper bound, gap, method, seconds, what the
         optimality is over, the scoring settings and how the CPTs were fitted."""
         d = SolveResult.to_dict(self)
-        cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "method", "seconds", "message")}
+        cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "bound_scope", "method", "seconds",
+                                  "message")}
         meta = self.cache.meta if self.cache is not None else {}
         cert["optimal_over"] = optimal_over(meta)
         cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
@@ -99,9 +100,12 @@ class LearnResult(SolveResult):
 
 
 def optimal_over(meta: dict[str, Any]) -> str:
-    """What an ``optimal`` status is optimal over, from a cache's ``meta``."""
-    mp = meta.get("max_parents")
-    if meta.get("explore") == "exhaustive" and meta.get("k_best", 1) == 1 and "order" not in meta:
+    """What an ``optimal`` status is optimal over, from a cache's ``meta``: the words of its
+    bound's scope (:func:`lpbn.scope.bound_scope`)."""
+    from .scope import CACHE, bound_scope
+    scope = bound_scope(meta)
+    if scope != CACHE:
+        mp = scope.split(":", 1)[1] if ":" in scope else None
         return "all DAGs" + (f" with at most {mp} parents per variable" if mp is not None else "") \
             + (" satisfying the constraints" if meta.get("constraints") else "")
     if meta.get("explore"):
@@ -198,6 +202,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     from .errors import InputError
     from .fit import fit_network
     from .datasearch import search_and_enlarge
+    from .scope import bound_scope
     from .scoring import read_data, score_data
     from .scoring.scores import kind_of
     from .solve import solve
@@ -243,6 +248,8 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
                 **solve_options)
     if outcome is not None:
         res = keep_incumbent(res, outcome, ds.names)
+    if constraints is None:
+        res.bound_scope = bound_scope(cache.meta)
     timings["solve"] = time.perf_counter() - t2
     say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
         f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
