@@ -370,7 +370,8 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
                 row.update(status="absent", message="no data to score for this instance")
                 _finish(row, rows, progress, on_row)
                 continue
-            if m != "score" and (p.get("no_cache") or p["file"] is None):
+            needs_cache = m != "score" and (kind == "lpbn" or "{cache}" in externals[m])
+            if needs_cache and (p.get("no_cache") or p["file"] is None):
                 row.update(status="absent", message=p.get("no_cache") or "no cache file")
                 _finish(row, rows, progress, on_row)
                 continue
