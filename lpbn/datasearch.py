@@ -7,6 +7,7 @@ instead
 1. climbs over all DAGs on the data (:func:`lpbn.scoring.hillclimb.hill_climb`: hill climbing
    + tabu, bnlearn's ``hc``/``tabu`` algorithm, with perturbation restarts); every family it
    visits seeds the cache, so the cache holds at least what local search finds;
+1b. adds the sets of a short independence selection (:func:`independence_families`);
 2. for the incumbent's topological order, searches each variable's parent set among its
    predecessors *on the data* (best-improvement add/remove from the incumbent's family,
    :func:`lpbn.scoring.hillclimb_kernels.order_family_climb`) and adds every family moved to:
@@ -134,7 +135,8 @@ def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_
                        meta: dict[str, Any], say: Callable[[str], None] | None = None,
                        seed: int = 0) -> SearchOutcome | None:
     """Steps 1-4 of the module docstring within ``time_limit`` seconds (HC_SHARE for the
-    climber, ENLARGE_SHARE of the rest for the rounds); see :data:`DEFAULT_SECONDS`.  None when
+    climber, IS_SHARE for the independence selection, ENLARGE_SHARE of the rest for the
+    rounds; the remainder is left for the caller's solve); see :data:`DEFAULT_SECONDS`.  None when
     the data are too large to climb in that time (see :data:`TABLE_SHARE`)."""
     t0 = time.perf_counter()
     total = DEFAULT_SECONDS if time_limit is None else float(time_limit)

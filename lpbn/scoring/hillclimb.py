@@ -202,6 +202,8 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
             break
         cl.reset_to(cl.best_adj)
         _record_neighbours(cl, families)
+        if n < 2:       # nothing to perturb
+            break
         if climbs < max_climbs:
             cl.reset_to(_perturbed(best_adj, k, rng, cl.maxp))
     parents = [tuple(int(i) for i in np.flatnonzero(best_adj[:, j])) for j in range(n)]
