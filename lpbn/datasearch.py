@@ -30,8 +30,9 @@ finished one ordering after 600 s, far beyond a 60-s run.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from .cache import ScoreCache
 from .scoring import hillclimb_kernels as HK
 from .scoring.hillclimb import Climber, hill_climb, to_units
 
-__all__ = ["search_and_enlarge", "SearchOutcome", "HC_SHARE", "ENLARGE_SHARE", "families_cache"]
+__all__ = ["ENLARGE_SHARE", "HC_SHARE", "SearchOutcome", "families_cache", "search_and_enlarge"]
 
 #: share of the time limit the hill climber gets (its first climb always finishes unless the
 #: whole limit ends first); the rest goes to the enlargement rounds (ENLARGE_SHARE of it) and the

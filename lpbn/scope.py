@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["bound_scope", "scope_text", "CACHE", "ALL"]
+__all__ = ["ALL", "CACHE", "bound_scope", "scope_text"]
 
 CACHE = "cache"
 ALL = "all"

@@ -21,8 +21,9 @@ move budget ends; the best DAG over all climbs is returned (iterated local searc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .counting import buffer_limit, lg_table
 from .data import read_data
 from .scores import LN2, MDL, kind_of
 
-__all__ = ["hill_climb", "HillClimbResult", "TABU_TENURE", "MAX_IDLE"]
+__all__ = ["MAX_IDLE", "TABU_TENURE", "HillClimbResult", "hill_climb"]
 
 #: moves a reversed/added/removed pair stays tabu, and tabu moves in a row without a new best
 #: before a climb ends: bnlearn ``tabu()``'s defaults (``tabu = 10``, ``max.tabu = tabu``)

@@ -18,7 +18,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .counting import DENSE_CELLS, extend_and_count_dense, extend_codes, family_parts, family_stats
+from .counting import (
+    DENSE_CELLS,
+    extend_and_count_dense,
+    extend_codes,
+    family_parts,
+    family_stats,
+)
 from .scores import local_score
 
 #: move kinds returned by :func:`best_move`
@@ -202,10 +208,9 @@ def best_move(adj, npar, maxp, desc, delta, tabu, it, cur, best_total):
                     d2 = d + delta[j, i]
                     if d2 > bd and (tabu[i, j] <= it or cur + d2 > best_total + 1e-9) and reversal_ok(adj, desc, i, j):
                         bk, bi, bj, bd = REVERSE, i, j, d2
-            elif not adj[j, i]:
-                if d > bd and npar[j] < maxp and not has_bit(desc, j, i) \
-                        and (tabu[i, j] <= it or cur + d > best_total + 1e-9):
-                    bk, bi, bj, bd = ADD, i, j, d
+            elif not adj[j, i] and d > bd and npar[j] < maxp and not has_bit(desc, j, i) \
+                    and (tabu[i, j] <= it or cur + d > best_total + 1e-9):
+                bk, bi, bj, bd = ADD, i, j, d
     return bk, bi, bj, bd
 
 

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             np.savetxt(fh, cols, fmt="%d", delimiter=",")
         with open(script, "w", encoding="utf-8") as fh:
             fh.write(R_SCRIPT.format(csv=csv, arcs=arcs, algorithm=args.algorithm))
-        proc = subprocess.run([rscript, "--vanilla", script], capture_output=True, text=True)
+        proc = subprocess.run([rscript, "--vanilla", script], capture_output=True, text=True, check=False)
         sys.stdout.write(proc.stdout)
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr)
