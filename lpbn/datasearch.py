@@ -165,6 +165,11 @@ def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_
                 f"[{time.perf_counter() - t0:.1f} s]")
         if not rec["gained"] or time.perf_counter() >= end:
             break
+    for j, ps in enumerate(parents):     # the incumbent's families, even if a record buffer was full
+        if (j, tuple(ps)) not in families:
+            families[(j, tuple(ps))] = to_units(kind, HK.family_score(
+                cl.cols, cl.ar, j, np.array(ps, dtype=np.int64), kind, cl.ess, cl.lgt, cl.limit, cl.cnt, cl.pac,
+                cl.mapbuf, cl.scr[0], cl.scr[1]))
     cache = families_cache(ds, families, kind, ess, meta)
     stats = {"hill_climb": hc.stats, "hill_climb_score": hc.score, "rounds": rounds,
              "seconds": time.perf_counter() - t0}

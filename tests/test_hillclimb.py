@@ -112,6 +112,9 @@ def test_the_enlarged_cache_holds_an_optimal_dag_on_small_data(seed):
     exact = lpbn.solve(score_data(ds, explore="exhaustive"), "dp")
     out = search_and_enlarge(ds, kind_of("bic"), 1.0, None, 3.0, {"score": "bic", "explore": "search"})
     assert out.score <= exact.score + 1e-7
+    for j, ps in enumerate(out.parents):       # the incumbent is a DAG of the cache
+        assert out.cache.local_score(j, ps) == pytest.approx(float(family_scores(ds, [
+            list(ps) if v == j else [] for v in range(ds.n)])[j]), rel=1e-9)
     over_cache = lpbn.solve(out.cache, "dp")
     assert over_cache.score == pytest.approx(exact.score, rel=1e-9)
 
@@ -187,3 +190,12 @@ def test_reversal_check_and_descendants():
     assert not K.reversal_ok(adj, desc, 0, 2)     # 0 -> 1 -> 2 remains: reversing 0 -> 2 closes a cycle
     assert K.reversal_ok(adj, desc, 1, 2)
     assert K.has_bit(desc, 0, 2) and not K.has_bit(desc, 2, 0)
+
+
+def test_bnlearn_peer_without_rscript_exits_2(tmp_path):
+    from lpbn.bench.peers.bnlearn import main
+    from lpbn.synthetic import write_csv
+    _, ds = random_dataset(3, 50, seed=1)
+    path = tmp_path / "d.csv"
+    write_csv(path, ds.names, ds.columns)
+    assert main([str(path), "--rscript", str(tmp_path / "no-such-Rscript")]) == 2
