@@ -199,3 +199,11 @@ def test_bnlearn_peer_without_rscript_exits_2(tmp_path):
     path = tmp_path / "d.csv"
     write_csv(path, ds.names, ds.columns)
     assert main([str(path), "--rscript", str(tmp_path / "no-such-Rscript")]) == 2
+
+
+def test_too_large_to_climb_falls_back_to_independence_selection():
+    ds = _data(6, 200, 7)
+    assert hill_climb(ds, table_budget=0.0) is None
+    res = lpbn.learn(ds, explore="search", time_limit=0.0)
+    assert res.cache.meta["explore"] == "independence"
+    assert res.dag is not None and res.bound_scope == "cache"
