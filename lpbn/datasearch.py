@@ -38,7 +38,7 @@ import numpy as np
 
 from .cache import ScoreCache
 from .scoring import hillclimb_kernels as HK
-from .scoring.hillclimb import Climber, hill_climb, to_units
+from .scoring.hillclimb import Climber, ClimbOptions, hill_climb, to_units
 
 __all__ = ["ENLARGE_SHARE", "HC_SHARE", "SearchOutcome", "families_cache", "search_and_enlarge"]
 
@@ -141,8 +141,8 @@ def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_
     the data are too large to climb in that time (see :data:`TABLE_SHARE`)."""
     t0 = time.perf_counter()
     total = DEFAULT_SECONDS if time_limit is None else float(time_limit)
-    hc = hill_climb(ds, kind_name(kind), ess, max_parents, time_limit=HC_SHARE * total, seed=seed,
-                    tenure=ds.n, max_idle=WALK * ds.n, table_budget=TABLE_SHARE * total, say=say)
+    hc = hill_climb(ds, kind_name(kind), ess, max_parents, time_limit=HC_SHARE * total, say=say,
+                    options=walk_options(ds.n, seed, TABLE_SHARE * total))
     if hc is None:
         return None
     families = dict(hc.families)
@@ -157,8 +157,7 @@ def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_
     end = t0 + (HC_SHARE + IS_SHARE + (1 - HC_SHARE - IS_SHARE) * ENLARGE_SHARE) * total
     rounds = []
     while True:
-        rec, parents, score = enlarge_round(ds, cl, families, parents, score, kind, ess, max_parents, meta, end,
-                                            seed + len(rounds) + 1)
+        rec, parents, score = enlarge_round(cl, families, parents, score, meta, end, seed + len(rounds) + 1)
         rounds.append(rec)
         if say:
             say(f"enlarge round {len(rounds)}: {len(families)} families, incumbent {score:.6f} "
@@ -176,13 +175,20 @@ def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_
     return SearchOutcome(cache, parents, score, topological(parents), stats)
 
 
-def enlarge_round(ds, cl: Climber, families: dict, parents, score: float, kind: int, ess: float, max_parents,
-                  meta: dict[str, Any], end: float, seed: int):
+def walk_options(n: int, seed: int, table_budget: float | None = None) -> ClimbOptions:
+    """The climber's settings here: a pair stays tabu for n moves, a climb ends after WALK * n
+    tabu moves without a new best."""
+    return ClimbOptions(tenure=n, max_idle=WALK * n, seed=seed, table_budget=table_budget)
+
+
+def enlarge_round(cl: Climber, families: dict, parents, score: float, meta: dict[str, Any], end: float,
+                  seed: int):
     """One round: the incumbent's order searched on the data (step 2), ASOBS on the enlarged
     cache from that order (step 3, a third of the time left), then one tabu climb on the data
     from the incumbent (half of the rest; its families join the cache).  Returns the round's
     record (``gained``: whether any step improved the incumbent) and the incumbent."""
     from .ordering.search import ordering_search
+    ds, kind, ess = cl.ds, cl.kind, cl.ess
 
     def better(x: float) -> bool:
         return x > score + 1e-9 * (1.0 + abs(score))
@@ -200,8 +206,8 @@ def enlarge_round(ds, cl: Climber, families: dict, parents, score: float, kind: 
             parents, score, rec["gained"] = [tuple(sorted(p)) for p in res.dag(cache).parents], res.score, True
     left = end - time.perf_counter()
     if left > 0:
-        walk = hill_climb(ds, kind_name(kind), ess, max_parents, time_limit=left / 2, max_climbs=1, seed=seed,
-                          tenure=ds.n, max_idle=WALK * ds.n, start=parents)
+        walk = hill_climb(ds, kind_name(kind), ess, cl.maxp, time_limit=left / 2, max_climbs=1, start=parents,
+                          options=walk_options(ds.n, seed))
         families.update(walk.families)
         rec["climb"] = walk.score
         if better(walk.score):

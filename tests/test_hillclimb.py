@@ -17,7 +17,7 @@ from lpbn.scope import bound_scope, scope_text
 from lpbn.scoring import hillclimb_kernels as K
 from lpbn.scoring import score_data
 from lpbn.scoring.dag_score import family_scores
-from lpbn.scoring.hillclimb import Climber, hill_climb
+from lpbn.scoring.hillclimb import Climber, ClimbOptions, hill_climb
 from lpbn.scoring.scores import kind_of
 from lpbn.synthetic import random_dataset
 
@@ -33,8 +33,8 @@ def _data(n, N, seed):
        score=st.sampled_from(["bic", "bdeu", "aic"]), tabu=st.booleans())
 def test_climb_is_acyclic_and_scores_as_rescored(n, N, seed, score, tabu):
     ds = _data(n, N, seed)
-    r = hill_climb(ds, score, tenure=10 if tabu else 0, max_idle=10 if tabu else 0,
-                   max_climbs=3, seed=seed)
+    r = hill_climb(ds, score, max_climbs=3, options=ClimbOptions(tenure=10 if tabu else 0,
+                                                                 max_idle=10 if tabu else 0, seed=seed))
     assert DAG(ds.names, r.parents).is_acyclic()
     assert r.score == pytest.approx(float(family_scores(ds, r.parents, score).sum()), rel=1e-9, abs=1e-9)
     for (j, ps), s in r.families.items():     # every recorded family's score is its rescoring
@@ -79,7 +79,7 @@ def test_every_move_delta_equals_the_rescoring(n, N, seed, score, maxp):
 
 def test_a_climb_is_a_local_optimum_of_add_remove_reverse():
     ds = _data(6, 400, 5)
-    r = hill_climb(ds, tenure=0, max_idle=0)
+    r = hill_climb(ds, options=ClimbOptions(tenure=0, max_idle=0))
     n = ds.n
     base = family_scores(ds, r.parents).sum()
     adj = np.zeros((n, n), dtype=np.bool_)
@@ -203,7 +203,7 @@ def test_bnlearn_peer_without_rscript_exits_2(tmp_path):
 
 def test_too_large_to_climb_falls_back_to_independence_selection():
     ds = _data(6, 200, 7)
-    assert hill_climb(ds, table_budget=0.0) is None
+    assert hill_climb(ds, options=ClimbOptions(table_budget=0.0)) is None
     res = lpbn.learn(ds, explore="search", time_limit=0.0)
     assert res.cache.meta["explore"] == "independence"
     assert res.dag is not None and res.bound_scope == "cache"

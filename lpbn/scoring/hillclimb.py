@@ -32,7 +32,7 @@ from .counting import buffer_limit, lg_table
 from .data import read_data
 from .scores import LN2, MDL, kind_of
 
-__all__ = ["MAX_IDLE", "TABU_TENURE", "HillClimbResult", "hill_climb"]
+__all__ = ["MAX_IDLE", "TABU_TENURE", "ClimbOptions", "HillClimbResult", "hill_climb"]
 
 #: moves a reversed/added/removed pair stays tabu, and tabu moves in a row without a new best
 #: before a climb ends: bnlearn ``tabu()``'s defaults (``tabu = 10``, ``max.tabu = tabu``)
@@ -144,10 +144,25 @@ class Climber:
         return float(state[2]), int(state[5]), bool(state[6])
 
 
+@dataclass(frozen=True)
+class ClimbOptions:
+    """Settings of :func:`hill_climb`'s search: the tabu list (``tenure``: moves a touched pair
+    stays tabu; ``max_idle``: tabu moves in a row without a new best before a climb ends; 0 and
+    0: plain hill climbing, bnlearn's ``hc()``), ``perturb`` (random legal moves applied to the
+    best DAG before each further climb; default ``max(2, n // 10)``), ``seed``, and
+    ``table_budget`` (seconds the first delta table of n(n-1) families may take: when the
+    columns counted first project it beyond that, :func:`hill_climb` returns None at once)."""
+
+    tenure: int = TABU_TENURE
+    max_idle: int = MAX_IDLE
+    perturb: int | None = None
+    seed: int = 0
+    table_budget: float | None = None
+
+
 def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int | None = None, *,
-               time_limit: float | None = None, max_climbs: int | None = None, seed: int = 0,
-               perturb: int | None = None, tenure: int = TABU_TENURE, max_idle: int = MAX_IDLE,
-               start: Any = None, table_budget: float | None = None,
+               time_limit: float | None = None, max_climbs: int | None = None, start: Any = None,
+               options: ClimbOptions | None = None,
                say: Callable[[str], None] | None = None) -> HillClimbResult | None:
     """Hill climbing + tabu over all DAGs on ``data``, with perturbation restarts.
 
@@ -158,13 +173,11 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     time_limit : seconds; the climb in progress stops there with the best DAG so far.
     max_climbs : climbs in all (the first and the perturbed ones); default: one climb without a
         time limit, else as many as the time allows.
-    perturb : random legal moves applied to the best DAG before each further climb (default
-        ``max(2, n // 10)``).
-    tenure, max_idle : the tabu list (0 and 0: plain hill climbing, bnlearn's ``hc()``).
     start : optional start DAG as parents per variable (indices).
-    table_budget : seconds the first delta table (n(n-1) families) may take: when the columns
-        counted first project it beyond that, None is returned at once (too large to climb).
+    options : :class:`ClimbOptions` (default: bnlearn ``tabu()``'s tabu list, no table budget).
+    say : progress lines (each new best).
     """
+    opt = options or ClimbOptions()
     t0 = time.perf_counter()
     ds = read_data(data)
     kind = kind_of(score)
@@ -172,15 +185,15 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     deadline = None if time_limit is None else t0 + float(time_limit)
     if max_climbs is None:
         max_climbs = 1 if time_limit is None else 1 << 30
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(opt.seed)
     cl = Climber(ds, kind, ess, max_parents, records=max(1 << 16, 64 * n))
     adj0 = np.zeros((n, n), dtype=np.bool_)
     for j, ps in enumerate(start or []):
         adj0[list(ps), j] = True
-    if not cl.reset_to(adj0, table_budget):
+    if not cl.reset_to(adj0, opt.table_budget):
         if say:
             say(f"hill climbing: the first table of {n * (n - 1)} families would take more than "
-                f"{table_budget:.1f} s; not climbing")
+                f"{opt.table_budget:.1f} s; not climbing")
         return None
     best_adj = adj0.copy()
     best = float(cl.fs.sum())
@@ -188,16 +201,16 @@ def hill_climb(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     _record_current(cl, families)
     rec_n = 0
     climbs = 0
-    k = max(2, n // 10) if perturb is None else int(perturb)
+    k = max(2, n // 10) if opt.perturb is None else int(opt.perturb)
     while climbs < max_climbs:
-        sc, rec_n, finished = cl.climb(deadline, max_idle, tenure, rec_n)
+        sc, rec_n, finished = cl.climb(deadline, opt.max_idle, opt.tenure, rec_n)
         climbs += 1
         rec_n = _drain_records(cl, rec_n, families)
         if sc > best + 1e-9 * (1.0 + abs(best)):
             best = sc
             best_adj[:] = cl.best_adj
             if say:
-                say(f"hill climbing: climb {climbs}, BIC {to_units(kind, best):.6f} "
+                say(f"hill climbing: climb {climbs}, score {to_units(kind, best):.6f} "
                     f"[{time.perf_counter() - t0:.1f} s]")
         if not finished or (deadline is not None and time.perf_counter() >= deadline):
             break
