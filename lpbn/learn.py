@@ -55,7 +55,8 @@ class LearnResult(SolveResult):
         """JSON-ready summary: status, score, upper bound, gap, method, seconds, what the
         optimality is over, the scoring settings and how the CPTs were fitted."""
         d = SolveResult.to_dict(self)
-        cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "method", "seconds", "message")}
+        cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "bound_scope", "method", "seconds",
+                                  "message")}
         meta = self.cache.meta if self.cache is not None else {}
         cert["optimal_over"] = optimal_over(meta)
         cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
@@ -99,14 +100,61 @@ class LearnResult(SolveResult):
 
 
 def optimal_over(meta: dict[str, Any]) -> str:
-    """What an ``optimal`` status is optimal over, from a cache's ``meta``."""
-    mp = meta.get("max_parents")
-    if meta.get("explore") == "exhaustive" and meta.get("k_best", 1) == 1 and "order" not in meta:
+    """What an ``optimal`` status is optimal over, from a cache's ``meta``: the words of its
+    bound's scope (:func:`lpbn.scope.bound_scope`)."""
+    from .scope import CACHE, bound_scope
+    scope = bound_scope(meta)
+    if scope != CACHE:
+        mp = scope.split(":", 1)[1] if ":" in scope else None
         return "all DAGs" + (f" with at most {mp} parents per variable" if mp is not None else "") \
             + (" satisfying the constraints" if meta.get("constraints") else "")
     if meta.get("explore"):
         return f"the parent sets kept by {meta['explore']} exploration"
     return "the parent sets of the cache"
+
+
+#: share of ``time_limit`` kept back for fitting the CPTs and writing the network when the
+#: search path (:mod:`lpbn.datasearch`) plans the time
+FIT_RESERVE = 0.03
+
+
+def _searches(ds, explore: str, max_parents, constraints, score_options) -> bool:
+    """Whether learn searches on the data (:mod:`lpbn.datasearch`): ``explore="search"``, or
+    ``"auto"`` when exhaustive scoring is too large (and no constraints or scoring options)."""
+    from .errors import InputError
+    from .scoring.api import exhaustive_fits
+    if explore == "search":
+        if constraints is not None:
+            raise InputError("explore='search' does not take constraints; use explore='auto'")
+        return True
+    return explore == "auto" and constraints is None and not score_options and not exhaustive_fits(ds, max_parents)
+
+
+def _left(t0: float, time_limit: float | None, reserve: float = 0.0) -> float | None:
+    """Seconds left of ``time_limit`` since ``t0``, less ``reserve`` of it (None: no limit)."""
+    if time_limit is None:
+        return None
+    return max(0.0, float(time_limit) * (1.0 - reserve) - (time.perf_counter() - t0))
+
+
+def _search_meta(ds, score: str, ess: float, max_parents) -> dict[str, Any]:
+    return {"score": str(score).lower(), "N": ds.N, "arities": [int(a) for a in ds.arities],
+            "ess": float(ess) if str(score).lower() == "bdeu" else None, "max_parents": max_parents,
+            "k_best": 1, "source": ds.source, "dropped_rows": ds.dropped_rows, "explore": "search"}
+
+
+def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
+    """The solve's result, or the search's incumbent DAG when that scores higher (its families
+    are in the cache, so the cache's bound still holds for it; the bound is kept, raised to the
+    incumbent's score if needed)."""
+    from .result import DAG
+    if res.dag is not None and res.score >= outcome.score - 1e-9 * (1.0 + abs(outcome.score)):
+        return res
+    res.dag = DAG(names, outcome.parents)
+    res.score = outcome.score
+    res.upper_bound = max(res.upper_bound, outcome.score)
+    res.message = (res.message + "; " if res.message else "") + "the DAG is the search's incumbent (above the solve's)"
+    return res
 
 
 def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
@@ -123,6 +171,12 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     data : path (CSV / GOBNILP ``.dat``), numpy array, pandas DataFrame or Dataset
     score, ess, max_parents, jobs, explore
         Passed to :func:`lpbn.score_data` (``ess``: the BDeu score's equivalent sample size).
+        ``explore="search"``, and ``"auto"`` when exhaustive scoring is too large (and no
+        constraints or ``score_options``): the cache is built by searching on the data
+        (:mod:`lpbn.datasearch`: hill climbing + tabu over all DAGs, then the families of the
+        incumbent's order searched on the data and ASOBS on the enlarged cache, in turn) within
+        ``time_limit``, which then covers exploration, search and bound together; the solve's
+        DAG is replaced by the search's incumbent when that is better.
     method, time_limit, gap_limit, **solve_options
         Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
     missing, drop_missing, header
@@ -149,7 +203,10 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     """
     from .errors import InputError
     from .fit import fit_network
+    from .datasearch import search_and_enlarge
+    from .scope import bound_scope
     from .scoring import read_data, score_data
+    from .scoring.scores import kind_of
     from .scoring.table import describe
     from .solve import solve
 
@@ -171,16 +228,31 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     say(f"data: {ds.n} variables, {ds.N} rows" + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "")
         + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")
     t1 = time.perf_counter()
-    cache = score_data(ds, score=score, ess=ess, max_parents=max_parents, jobs=jobs, explore=explore,
-                       progress=progress and sys.stderr.isatty(), constraints=constraints,
-                       **(score_options or {}))
+    outcome = None
+    if _searches(ds, explore, max_parents, constraints, score_options):
+        outcome = search_and_enlarge(ds, kind_of(score), ess, max_parents, _left(t0, time_limit),
+                                     _search_meta(ds, score, ess, max_parents), say=say if progress else None)
+        if outcome is None:
+            say("searching on the data does not fit the time limit: independence selection instead")
+    if outcome is not None:
+        cache = outcome.cache
+    else:
+        cache = score_data(ds, score=score, ess=ess, max_parents=max_parents, jobs=jobs,
+                           explore="independence" if explore == "search" else explore,
+                           progress=progress and sys.stderr.isatty(), constraints=constraints,
+                           **(score_options or {}))
     timings["score"] = time.perf_counter() - t1
     say(f"scored: {score}, {cache.meta.get('explore')} exploration, {cache.m} candidate parent sets "
         f"[{timings['score']:.2f} s]")
     t2 = time.perf_counter()
-    res = solve(cache if constraints is not None else cache.prune_dominated(), method, time_limit=time_limit,
+    res = solve(cache if constraints is not None else cache.prune_dominated(), method,
+                time_limit=time_limit if outcome is None else _left(t0, time_limit, FIT_RESERVE),
                 gap_limit=gap_limit, progress=progress and sys.stderr.isatty(), constraints=constraints,
                 **solve_options)
+    if outcome is not None:
+        res = keep_incumbent(res, outcome, ds.names)
+    if constraints is None:
+        res.bound_scope = bound_scope(cache.meta)
     timings["solve"] = time.perf_counter() - t2
     say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
         f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")

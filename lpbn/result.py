@@ -206,6 +206,10 @@ class SolveResult:
     #: summaries over them.
     solutions: list[dict[str, Any]] | None = None
     posterior: dict[str, Any] | None = None
+    #: which problem ``upper_bound`` is for (:mod:`lpbn.scope`): ``"cache"`` (the DAGs whose
+    #: parent sets are in the solved cache), ``"parent_limit:K"`` (every DAG with at most K
+    #: parents per variable) or ``"all"`` (every DAG)
+    bound_scope: str = "cache"
 
     @property
     def gap(self) -> float:
@@ -224,6 +228,7 @@ class SolveResult:
             "score": num(self.score),
             "upper_bound": num(self.upper_bound),
             "gap": num(self.gap),
+            "bound_scope": self.bound_scope,
             "method": self.method,
             "seconds": self.seconds,
             "parents": self.dag.parent_names() if self.dag is not None else None,

@@ -24,6 +24,7 @@ from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,
                         AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options, race_alone,
                         borrow, light_first, numba_free)
 from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
+from .scope import bound_scope
 
 #: name -> "module:function" (imported lazily) or a callable.
 _METHODS: dict[str, str | Callable[..., SolveResult]] = {
@@ -265,6 +266,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     if not result.trace:
         result.trace = list(control.trace)
     result.method = result.method or method
+    result.bound_scope = bound_scope(cache.meta)
     return result
 
 

@@ -120,6 +120,8 @@ def resolve_methods(suite: Suite, config: BenchConfig) -> tuple[list[str], list[
     load_plugins(config.plugins)
     avail = ["auto"] + list(available_methods()) + list(TOOLS)
     notes = []
+    if config.methods == ["none"]:     # external peers only (e.g. lpbn learn and bnlearn, from the data)
+        return [], notes
     if config.methods:
         missing = [m for m in config.methods if m not in avail]
         if missing:
@@ -193,7 +195,7 @@ def run_suite(suite: Suite, config: BenchConfig,
         workdir = Path(tmp)
         plan = _plan_sources(suite, entries, config, time_limit, memory_limit, methods,
                              list(externals), rows)
-        if externals or any(m != "score" for m in methods):
+        if any(m != "score" for m in methods) or any("{cache}" in t for t in externals.values()):
             need_cache = True
         else:  # only `score` runs: they score the data themselves, no cache is needed
             need_cache = False
@@ -368,7 +370,8 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
                 row.update(status="absent", message="no data to score for this instance")
                 _finish(row, rows, progress, on_row)
                 continue
-            if m != "score" and (p.get("no_cache") or p["file"] is None):
+            needs_cache = m != "score" and (kind == "lpbn" or "{cache}" in externals[m])
+            if needs_cache and (p.get("no_cache") or p["file"] is None):
                 row.update(status="absent", message=p.get("no_cache") or "no cache file")
                 _finish(row, rows, progress, on_row)
                 continue

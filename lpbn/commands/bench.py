@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("suite", metavar="SUITE", nargs="?",
                    help="suite name in instances/suites/ or path to a .toml file")
     p.add_argument("--methods", metavar="M1,M2",
-                   help="comma-separated methods (default: the suite's, those available)")
+                   help="comma-separated methods (default: the suite's, those available; 'none': only the --external peers, and the data are not scored when no template uses {cache})")
     p.add_argument("--time-limit", type=float, metavar="S",
                    help="seconds per run (default: the suite's)")
     p.add_argument("--memory-limit", type=int, metavar="MB",

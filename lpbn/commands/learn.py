@@ -65,6 +65,7 @@ def output_format(args) -> str:
 
 
 def certificate_text(res) -> str:
+    from ..scope import scope_text
     from ..scoring.table import describe
     cert = res.certificate()
     gap = f"{res.gap:.3e}" if math.isfinite(res.gap) else "inf"
@@ -74,7 +75,7 @@ def certificate_text(res) -> str:
              f"status:       {res.status} (over {cert['optimal_over']})",
              f"score:        {res.score:.10g} ({cert['scoring']['score']})",
              f"upper bound:  {res.upper_bound:.10g}",
-             f"gap:          {gap}",
+             f"gap:          {gap} ({scope_text(res.bound_scope)})",
              f"method:       {res.method}",
              f"seconds:      {cert['timings'].get('total', res.seconds):.3f} "
              f"(score {cert['timings'].get('score', 0):.2f}, solve {cert['timings'].get('solve', 0):.2f})",
@@ -87,6 +88,7 @@ def certificate_text(res) -> str:
 
 def run(args) -> int:
     from ..constraints import from_args as constraints_from_args
+    from ..scope import scope_text
     from ..formats.bif import write_bif
     from ..learn import learn
 
@@ -130,8 +132,8 @@ def run(args) -> int:
     if by:      # SIGINT/SIGTERM stopped the solve: the network is written, exit 130/143
         _raise_interrupted(by)
     if res.status != "optimal":
-        print(f"lpbn: {res.status}: the network is the best DAG found so far (gap {res.gap:.3%})",
-              file=sys.stderr)
+        print(f"lpbn: {res.status}: the network is the best DAG found so far (gap {res.gap:.3%} "
+              f"{scope_text(res.bound_scope)})", file=sys.stderr)
     return 0
 
 

@@ -91,10 +91,12 @@ def _remaining(limit: float | None) -> float | None:
 
 
 def format_text(result) -> str:
+    from ..scope import scope_text
     lines = [f"status:       {result.status}",
              f"score:        {result.score:.10g}",
              f"upper bound:  {result.upper_bound:.10g}",
-             f"gap:          {result.gap:.3e}" if math.isfinite(result.gap) else "gap:          inf",
+             (f"gap:          {result.gap:.3e}" if math.isfinite(result.gap) else "gap:          inf")
+             + f" ({scope_text(result.bound_scope)})",
              f"method:       {result.method}",
              f"seconds:      {result.seconds:.3f}"]
     if result.message:
@@ -219,8 +221,9 @@ def run(args) -> int:
     if getattr(args, "certificate", None):
         from ..certificate import write_certificate
         write_certificate(args.certificate, original, result)
+    from ..scope import scope_text
     note = (f"returning the best DAG found so far (score {result.score:.6f}, "
-            f"bound {result.upper_bound:.6f}, gap {result.gap:.3%})")
+            f"bound {result.upper_bound:.6f}, gap {result.gap:.3%} {scope_text(result.bound_scope)})")
     by = result.stats.get("interrupted_by")
     if by:   # SIGINT/SIGTERM stopped the solve: the result is written, the CLI exits 130/143
         raise Interrupted(signal.Signals[by], f"interrupted by {by}: {note}" if result.status != "optimal"

@@ -156,8 +156,8 @@ def _check_options(rule, time_limit, max_restarts, patience, start, restart, kic
         raise InputError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
     if trail not in TRAILS:
         raise InputError(f"trail must be one of {', '.join(TRAILS)}, got {trail!r}")
-    if start not in START_ORDERS:
-        raise InputError(f"start must be one of {', '.join(START_ORDERS)}, got {start!r}")
+    if isinstance(start, str) and start not in START_ORDERS:
+        raise InputError(f"start must be one of {', '.join(START_ORDERS)} or an ordering, got {start!r}")
     if restart not in RESTART_SCHEMES:
         raise InputError(f"restart must be one of {', '.join(RESTART_SCHEMES)}, got {restart!r}")
     for label, v, low in (("max_restarts", max_restarts, 0), ("patience", patience, 0),

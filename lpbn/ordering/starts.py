@@ -7,6 +7,7 @@
   candidates), and its first climb ends far above a random permutation's (OBS -26.867e6 in
   2.6 s vs -26.874e6 in 7.6 s; the trivial bound is -26.716e6).
 * ``start="random"``: a random permutation.
+* ``start=<permutation>``: that ordering (e.g. a DAG's topological order).
 * ``start="asobs"``: the topological order of the ASOBS decoding of a random permutation
   (the best start on munin-5000, worse than greedy on diabetes, pigs and the synthetic
   caches).
@@ -45,8 +46,15 @@ class Start:
 
 
 def start_order(ws: Workspace, start: str, rng: np.random.Generator) -> np.ndarray:
-    """The first ordering of a search (see module docstring)."""
+    """The first ordering of a search (see module docstring); ``start`` may also be an
+    ordering itself (a permutation of the variable indices, e.g. a DAG's topological order)."""
     n = ws.n
+    if not isinstance(start, str):
+        perm = np.asarray(start, dtype=np.int64)
+        if perm.shape != (n,) or not np.array_equal(np.sort(perm), np.arange(n)):
+            from ..errors import InputError
+            raise InputError(f"a start ordering must be a permutation of the {n} variables")
+        return perm.copy()
     if start == "greedy":
         return ws.greedy()
     perm = rng.permutation(n).astype(np.int64)

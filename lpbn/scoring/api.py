@@ -23,7 +23,7 @@ from .parallel import default_jobs, explore_all, progress_bar
 from .pruning import tian_global_bound
 from .scores import BDEU, LN2, MDL, kind_of
 
-__all__ = ["score_data", "read_data", "Dataset"]
+__all__ = ["score_data", "read_data", "Dataset", "exhaustive_fits"]
 
 #: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
 #: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
@@ -187,6 +187,12 @@ def _choose_strategy(explore: str, ds: Dataset, max_parents, k_best: int, order)
     if k_best != 1 or order is not None:
         return "exhaustive"
     return "exhaustive" if _exhaustive_sets(ds, max_parents) <= ds.n * AUTO_EXHAUSTIVE_MAX_SETS else "independence"
+
+
+def exhaustive_fits(ds: Dataset, max_parents=None) -> bool:
+    """True when ``explore="auto"`` would enumerate exhaustively (see AUTO_EXHAUSTIVE_MAX_SETS):
+    :func:`lpbn.learn` searches on the data instead when it would not."""
+    return _exhaustive_sets(ds, max_parents) <= ds.n * AUTO_EXHAUSTIVE_MAX_SETS
 
 
 def _workers(jobs, ds: Dataset, scheduler) -> int:
