@@ -59,7 +59,9 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     ----------
     data : path (CSV / GOBNILP ``.dat``), numpy array, pandas DataFrame or :class:`Dataset`.
     score : ``"bic"`` (natural log, GOBNILP), ``"mdl"`` (= BIC / ln 2, minus Tian's MDL in
-        bits), ``"bdeu"`` or ``"aic"``.
+        bits), ``"bdeu"`` or ``"aic"``; for continuous and mixed data ``"bic-g"``, ``"bge"``
+        (``ess`` is then its ``α_μ``) or ``"bic-cg"`` (:mod:`lpbn.scoring.continuous`), or
+        ``"auto"``: bic, bic-g or bic-cg from the column types (:mod:`lpbn.scoring.table`).
     ess : BDeu equivalent sample size (default 1, as in GOBNILP).
     max_parents : user parent limit (none by default); for BIC/MDL/AIC Tian's bound (Thm 1,
         eq. 34) is applied on top automatically.
@@ -107,6 +109,11 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     strategies drop only sets that an explored subset scores at least as well as.
     """
     t0 = time.perf_counter()
+    if str(score).lower() in ("auto", "bic-g", "bge", "bic-cg"):
+        score = _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints,
+                             {"header": header, "missing": missing, "drop_missing": drop_missing})
+        if not isinstance(score, str):
+            return score
     kind = kind_of(score)
     ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
     if ds.N == 0:
@@ -149,6 +156,21 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         from .constrained import constrain_scored
         cache = constrain_scored(cache, ds, kind, ess, max_parents, k, ordr, constraints)
     return cache
+
+
+def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read):
+    """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
+    or ``"bic"`` when ``auto`` finds every column discrete.  ``ess`` is BGe's ``α_μ``."""
+    from .continuous import score_continuous
+    from .table import auto_score, read_table
+    table = read_table(data, score=score, **read)
+    name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
+    if name == "bic":
+        return "bic"
+    if int(k_best) != 1 or order is not None or constraints is not None or explore not in ("auto", "exhaustive"):
+        raise InputError(f"score {name!r} supports the exhaustive exploration with k_best=1, no fixed order "
+                         "and no constraints")
+    return score_continuous(table, name, max_parents, alpha_mu=ess)
 
 
 def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:
@@ -262,7 +284,7 @@ def _exhaustive_sets(ds: Dataset, max_parents, k_best: int = 1) -> int:
 def _n_within(m: int, L: int) -> int:
     """Number of subsets of at most ``L`` of ``m`` items (stops counting past 10^18)."""
     total = 0
-    for j in range(0, min(m, L) + 1):
+    for j in range(min(m, L) + 1):
         total += math.comb(m, j)
         if total > 10**18:
             break

@@ -583,3 +583,21 @@ def _from_pandas(df, *, missing, drop_missing, arities) -> Dataset:
             ars[j] = ar
             labels.append(lab)
     return Dataset(tuple(hdr), np.ascontiguousarray(cols), ars, labels, None, int((~keep).sum()))
+
+
+def read_cells(path: str | os.PathLike, header: bool | None = None,
+               missing: frozenset[str] = DEFAULT_MISSING) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """A CSV file as parsed cells: the column names and the body rows ``(line number, tokens)``
+    (header detected as by :func:`read_data`; no typing).  The typed reader of continuous and
+    mixed data (:mod:`lpbn.scoring.table`) builds on it."""
+    src = str(path)
+    rows = _split_rows(_read_text(Path(path)), src, False)
+    if not rows:
+        raise DataFileError("empty data file", src)
+    if header is None:
+        header = _looks_like_header(rows[0][1], [r for _, r in rows[1:1001]], missing)
+    if header:
+        hdr = rows[0][1]
+        _check_names(hdr, src)
+        return hdr, rows[1:]
+    return [str(j) for j in range(len(rows[0][1]))], rows
