@@ -36,7 +36,9 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -135,7 +137,7 @@ class GaussianNetwork:
         return {"format": FORMAT, "version": VERSION, "variables": out}
 
     @classmethod
-    def from_dict(cls, d: Any, source: str | None = None) -> "GaussianNetwork":
+    def from_dict(cls, d: Any, source: str | None = None) -> GaussianNetwork:
         where = source or "network"
         if not isinstance(d, dict) or d.get("format") != FORMAT or not isinstance(d.get("variables"), list):
             raise InputError(f"{where}: not an {FORMAT} JSON document")
@@ -171,8 +173,8 @@ class GaussianNetwork:
                 fh.write(data)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "GaussianNetwork":
-        raw = open(path, "rb").read()
+    def load(cls, path: str | os.PathLike) -> GaussianNetwork:
+        raw = Path(path).read_bytes()
         if raw[:2] == b"\x1f\x8b":
             raw = gzip.decompress(raw)
         try:

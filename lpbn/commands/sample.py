@@ -93,7 +93,8 @@ def _is_gaussian(path: str) -> bool:
     """Whether a saved network is a linear or conditional Gaussian one (lpbn.gaussian_network)."""
     import gzip
     try:
-        raw = open(path, "rb").read(4096)
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
         if raw[:2] == b"\x1f\x8b":
             with gzip.open(path, "rb") as fh:
                 raw = fh.read(4096)
