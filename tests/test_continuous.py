@@ -163,3 +163,59 @@ def test_bge_without_limit_refuses_huge_enumeration():
     df = pd.DataFrame(rng.normal(size=(200, 30)), columns=[f"V{j}" for j in range(30)])
     with pytest.raises(InputError, match="parent limit"):
         score_continuous(df, "bge")
+
+
+def test_jobs_give_the_same_cache(cdir):
+    one = score_continuous(cdir / "clgaussian_test.csv", "bic-cg", 2, jobs=1)
+    two = score_continuous(cdir / "clgaussian_test.csv", "bic-cg", 2, jobs=2)
+    assert np.array_equal(one.scores, two.scores) and np.array_equal(one.pset_items, two.pset_items)
+
+
+def test_fit_sample_json_roundtrip(cdir, tmp_path):
+    from lpbn.gaussian_network import GaussianNetwork, fit_gaussian_network, random_gaussian_network
+    t = read_table(cdir / "clgaussian_test.csv")
+    net = fit_gaussian_network(_parents(t, TRUE_CG), t)
+    assert net.num_parameters() == 51              # bnlearn's count for this network
+    path = tmp_path / "net.json"
+    net.save(path)
+    back = GaussianNetwork.load(path)
+    assert back.to_dict() == net.to_dict()
+    # a linear-Gaussian network is recovered from its own samples (coefficients within 0.05)
+    true = random_gaussian_network(6, max_in_degree=2, seed=4)
+    rows = true.sample(20000, seed=1)
+    df = pd.DataFrame(rows, columns=true.names)
+    fitted = fit_gaussian_network(true.parents, read_table(df))
+    for a, b in zip(true.nodes, fitted.nodes):
+        assert np.allclose(a["coef"], b["coef"], atol=0.05) and np.allclose(a["sd"], b["sd"], rtol=0.05)
+    # conditional Gaussian: sampled states are valid codes, pgmpy export refused for discrete nodes
+    cg = random_gaussian_network(8, discrete=3, seed=5)
+    rows = cg.sample(500, seed=2)
+    for j in np.flatnonzero(~cg.continuous):
+        assert set(np.unique(rows[:, j])) <= set(range(len(cg.nodes[j]["states"])))
+    with pytest.raises(InputError):
+        cg.to_pgmpy()
+
+
+def test_pgmpy_export():
+    pytest.importorskip("pgmpy")
+    from lpbn.gaussian_network import random_gaussian_network
+    net = random_gaussian_network(5, max_in_degree=2, seed=7)
+    pg = net.to_pgmpy()
+    assert pg.check_model()
+    assert sorted(pg.edges()) == sorted((net.names[p], net.names[v]) for v in range(net.n) for p in net.parents[v])
+
+
+def test_cli_sample_learn_roundtrip(tmp_path):
+    def run(*a):
+        r = subprocess.run([sys.executable, "-m", "lpbn", *a], capture_output=True, text=True, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r
+    run("sample", "--model", "conditional-gaussian", "--variables", "8", "--discrete-nodes", "2", "--rows", "2000",
+        "--seed", "3", "-o", "d.csv", "--network-out", "true.json", "--quiet")
+    run("learn", "d.csv", "--score", "auto", "-o", "net.json", "--quiet")
+    run("sample", "--network", "net.json", "--rows", "100", "-o", "again.csv", "--quiet")
+    t = read_table(tmp_path / "again.csv")
+    assert t.kind == "mixed" and t.N == 100
+    r = subprocess.run([sys.executable, "-m", "lpbn", "learn", "d.csv", "--score", "bic-cg", "-o", "x.bif"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and not (tmp_path / "x.bif").exists()

@@ -23,7 +23,7 @@ SCORES = ("bic-g", "bge", "bic-cg")
 
 
 def score_continuous(data: Any, score: str = "auto", max_parents: int | None = None, *,
-                     alpha_mu: float = 1.0, alpha_w: float | None = None,
+                     alpha_mu: float = 1.0, alpha_w: float | None = None, jobs: int | None = None,
                      rules=("limit", "dominance", "bnb"), read: dict | None = None) -> ScoreCache:
     """Score continuous or mixed data (module docstring).
 
@@ -31,7 +31,8 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     (``iss.w``, default n + 2).  ``rules``: pruning rules (``limit``/``bnb``: the size bounds,
     ``dominance``: subset dominance), for testing each alone.  ``read``: options of
     :func:`lpbn.scoring.table.read_table` (``discrete``, ``continuous``, ``header``, ``missing``,
-    ``drop_missing``).
+    ``drop_missing``).  ``jobs``: worker processes over the variables (default: every core,
+    or this process alone for small data, as :func:`lpbn.scoring.score_data`).
     """
     t0 = time.perf_counter()
     score = str(score).lower()
@@ -42,11 +43,12 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
         raise InputError(f"score {score!r} is not a continuous or mixed score ({', '.join(SCORES)})")
     if max_parents is not None and int(max_parents) < 0:
         raise InputError("max_parents must be >= 0")
+    workers = _workers(jobs, table)
     if score == "bic-cg":
-        results = _explore_cg(table, max_parents, rules)
+        results = _explore_cg(table, max_parents, rules, workers)
         extra: dict[str, Any] = {}
     else:
-        results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules)
+        results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers)
     cache = assemble(table.names, results, table.source)
     cache.meta.update({
         "score": score, "N": table.N, "max_parents": max_parents, "source": table.source,
@@ -57,12 +59,52 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
                     "families_counted": sum(r["scored"] for r in results),
                     "branches_cut": sum(r["cut"] for r in results),
                     "parent_limits": [r["limit"] for r in results], "seconds": time.perf_counter() - t0,
-                    "jobs": 1, "joint_memo_hits": 0, "entropy_rule_cuts": 0},
+                    "jobs": workers, "joint_memo_hits": 0, "entropy_rule_cuts": 0},
     })
     return cache
 
 
-def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules):
+def _workers(jobs, table: Table) -> int:
+    from .api import SERIAL_CELLS
+    from .parallel import default_jobs
+    if jobs is not None:
+        if int(jobs) < 1:
+            raise InputError("jobs must be >= 1")
+        return int(jobs)
+    return 1 if table.n * table.N <= SERIAL_CELLS else min(default_jobs(), table.n)
+
+
+_TASK: Any = None
+
+
+def _init(task) -> None:
+    import signal
+    global _TASK
+    _TASK = task
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent handles Ctrl-C
+
+
+def _run(x: int) -> dict:
+    func, before, after = _TASK
+    return func(*before, x, *after)
+
+
+def map_variables(func, before: tuple, after: tuple, xs, workers: int) -> list[dict]:
+    """``func(*before, x, *after)`` for the variables ``x`` in ``xs``, in this process or in a
+    pool of ``workers`` forked processes that receive the arguments once; results in order."""
+    xs = [int(x) for x in xs]
+    if workers <= 1 or len(xs) <= 1:
+        return [func(*before, x, *after) for x in xs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    methods = multiprocessing.get_all_start_methods()
+    mp = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(workers, len(xs)), mp_context=mp, initializer=_init,
+                             initargs=((func, before, after),)) as ex:
+        return list(ex.map(_run, xs))
+
+
+def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules, workers=1):
     from .gaussian import (
         BGE,
         NAMES,
@@ -78,21 +120,23 @@ def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules
     kind = NAMES[score]
     am, aw = bge_parameters(stats.n, alpha_mu, alpha_w) if kind == BGE else (1.0, 0.0)
     M = stats.matrix(kind, am, aw)
-    results = [explore_variable(stats, M, kind, x, max_parents, am, aw, rules) for x in range(stats.n)]
+    results = map_variables(explore_variable, (stats, M, kind), (max_parents, am, aw, rules), range(stats.n),
+                            workers)
     extra = {"bge": {"alpha_mu": am, "alpha_w": aw, "nu": "sample mean"}} if kind == BGE else {}
     return results, extra
 
 
-def _explore_cg(table: Table, max_parents, rules):
+def _explore_cg(table: Table, max_parents, rules, workers=1):
     from .cg import explore_continuous, explore_discrete_all
     if table.continuous.any():
         from .gaussian import GaussianStats, check_full_rank
         cont = np.flatnonzero(table.continuous)
         check_full_rank(GaussianStats.from_matrix(table.values[:, cont], [table.names[j] for j in cont],
                                                   table.source))
-    res = {r["x"]: r for r in explore_discrete_all(table, max_parents)}
-    for x in np.flatnonzero(table.continuous):
-        res[int(x)] = explore_continuous(table, int(x), max_parents, rules)
+    res = {r["x"]: r for r in explore_discrete_all(table, max_parents, workers)}
+    for r in map_variables(explore_continuous, (table,), (max_parents, rules),
+                           np.flatnonzero(table.continuous), workers):
+        res[r["x"]] = r
     return [res[x] for x in range(table.n)]
 
 
