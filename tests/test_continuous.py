@@ -219,3 +219,21 @@ def test_cli_sample_learn_roundtrip(tmp_path):
     r = subprocess.run([sys.executable, "-m", "lpbn", "learn", "d.csv", "--score", "bic-cg", "-o", "x.bif"],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and not (tmp_path / "x.bif").exists()
+
+
+def test_continuous_suite_and_synthetic_worker(tmp_path, instances):
+    from lpbn.bench.suite import load_suite
+    from lpbn.bench.worker import run_score, truth_metrics
+    suite = load_suite("continuous")
+    assert "auto" in suite.methods
+    for e in suite.entries:
+        assert e.synthetic is not None or e.data.exists()
+    job = {"kind": "score", "synthetic": {"model": "conditional-gaussian", "variables": 6, "rows": 800, "seed": 2,
+                                          "discrete_nodes": 2},
+           "scoring": {"score": "bic-cg", "max_parents": 3}, "cache_out": str(tmp_path / "c.jkl"),
+           "truth_out": str(tmp_path / "t.json")}
+    out = run_score(job)
+    assert out["status"] == "scored" and np.isfinite(out["truth_score"])
+    res = lpbn.solve(lpbn.read_scores(tmp_path / "c.jkl"))
+    assert res.status == "optimal" and res.score >= out["truth_score"] - 1e-9 * abs(out["truth_score"])
+    assert "shd" in truth_metrics(res, str(tmp_path / "t.json"))
