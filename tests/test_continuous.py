@@ -149,7 +149,7 @@ def test_bad_input_cli(tmp_path, case):
     p.write_text(text)
     out = tmp_path / "out.jkl"
     r = subprocess.run([sys.executable, "-m", "lpbn", "score", str(p), "--score", "bic-cg", "-o", str(out)],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     assert r.returncode == 2, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and what in lines[0] and "bad.csv" in lines[0]
@@ -172,7 +172,11 @@ def test_jobs_give_the_same_cache(cdir):
 
 
 def test_fit_sample_json_roundtrip(cdir, tmp_path):
-    from lpbn.gaussian_network import GaussianNetwork, fit_gaussian_network, random_gaussian_network
+    from lpbn.gaussian_network import (
+        GaussianNetwork,
+        fit_gaussian_network,
+        random_gaussian_network,
+    )
     t = read_table(cdir / "clgaussian_test.csv")
     net = fit_gaussian_network(_parents(t, TRUE_CG), t)
     assert net.num_parameters() == 51              # bnlearn's count for this network
@@ -207,7 +211,7 @@ def test_pgmpy_export():
 
 def test_cli_sample_learn_roundtrip(tmp_path):
     def run(*a):
-        r = subprocess.run([sys.executable, "-m", "lpbn", *a], capture_output=True, text=True, cwd=tmp_path)
+        r = subprocess.run([sys.executable, "-m", "lpbn", *a], capture_output=True, text=True, cwd=tmp_path, check=False)
         assert r.returncode == 0, r.stderr
         return r
     run("sample", "--model", "conditional-gaussian", "--variables", "8", "--discrete-nodes", "2", "--rows", "2000",
@@ -217,7 +221,7 @@ def test_cli_sample_learn_roundtrip(tmp_path):
     t = read_table(tmp_path / "again.csv")
     assert t.kind == "mixed" and t.N == 100
     r = subprocess.run([sys.executable, "-m", "lpbn", "learn", "d.csv", "--score", "bic-cg", "-o", "x.bif"],
-                       capture_output=True, text=True, cwd=tmp_path)
+                       capture_output=True, text=True, cwd=tmp_path, check=False)
     assert r.returncode == 2 and not (tmp_path / "x.bif").exists()
 
 

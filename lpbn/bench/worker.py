@@ -402,8 +402,8 @@ def _peak_rss_mb() -> float:
 
 def truth_metrics(result, truth_path: str) -> dict[str, Any]:
     """Structural Hamming distance and friends of the returned DAG to the true network."""
-    from lpbn.metrics import edge_confusion, moral_hamming_distance
     from lpbn.gaussian_network import load_dag
+    from lpbn.metrics import edge_confusion, moral_hamming_distance
     true = load_dag(truth_path)
     if result.dag is None:
         return {"true_edges": len(true.edges)}
