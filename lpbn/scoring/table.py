@@ -160,7 +160,7 @@ def _text_columns(hdr, body, src, miss, drop_missing):
         lines.append(ln)
     if not keep_rows:
         raise DataFileError("no data rows", src)
-    return [[r[j] for r in keep_rows] for j in range(n)], lines, dropped
+    return [list(c) for c in zip(*keep_rows)], lines, dropped
 
 
 def _frame_columns(df, miss, drop_missing, named):
@@ -199,11 +199,34 @@ def _decide(col, forced: bool | None, named: bool) -> bool:
         return True
     if named:
         return True
-    return any(not _INT.match(t) and _is_number(t) for t in col) and sum(map(_is_number, col)) * 2 > len(col)
+    try:
+        arr = np.array(col, dtype=np.float64)     # every value a number (the common case): one pass
+    except ValueError:
+        arr = None
+    if arr is not None:
+        if any(not _INT.match(t) for t in col):
+            _CONVERTED[id(col)] = arr               # reused by _to_floats
+            return True
+        return False
+    if not any(not _INT.match(t) and _is_number(t) for t in col):
+        return False
+    return sum(map(_is_number, col)) * 2 > len(col)
+
+
+#: float arrays converted while typing, keyed by the id of their (live) token list; cleared per table
+_CONVERTED: dict[int, np.ndarray] = {}
 
 
 def _build(hdr, cols, lines, src, dropped, forced, named) -> Table:
     n, N = len(hdr), len(cols[0]) if cols else 0
+    _CONVERTED.clear()
+    try:
+        return _typed(hdr, cols, lines, src, dropped, forced, named, n, N)
+    finally:
+        _CONVERTED.clear()
+
+
+def _typed(hdr, cols, lines, src, dropped, forced, named, n, N) -> Table:
     cont = np.array([_decide(cols[j], forced.get(j), named) for j in range(n)], dtype=bool)
     if named and (~cont).any():
         j = int(np.flatnonzero(~cont)[0])
@@ -240,8 +263,16 @@ def _to_floats(col, name, j, lines, src) -> np.ndarray:
             raise DataFileError(f"non-finite value {col[bad[0]]} in continuous column {name} (row {bad[0] + 1})",
                                 src, None, j + 1)
         return col
+    out = _CONVERTED.pop(id(col), None)
+    if out is None:
+        try:
+            out = np.array(col, dtype=np.float64)
+        except ValueError:
+            out = None
+    if out is not None and np.isfinite(out).all():
+        return out
     out = np.empty(len(col))
-    for i, t in enumerate(col):
+    for i, t in enumerate(col):     # locate the first bad value
         try:
             v = float(t)
         except ValueError:
