@@ -241,3 +241,20 @@ def test_continuous_suite_and_synthetic_worker(tmp_path, instances):
     res = lpbn.solve(lpbn.read_scores(tmp_path / "c.jkl"))
     assert res.status == "optimal" and res.score >= out["truth_score"] - 1e-9 * abs(out["truth_score"])
     assert "shd" in truth_metrics(res, str(tmp_path / "t.json"))
+
+
+@pytest.mark.parametrize("score", ["bic-g", "bge"])
+def test_independence_selection_keeps_exact_scores(score):
+    df = _random_table(3, 8, 400, False)
+    full = score_continuous(df, score, explore="exhaustive", rules=())
+    cache = score_continuous(df, score, explore="independence", max_evaluations=60)
+    assert cache.meta["explore"] == "independence"
+    for i in range(cache.n):
+        assert cache.local_score(i, ()) is not None            # the empty set is always kept
+        for j in cache.family_range(i):
+            assert cache.scores[j] == pytest.approx(full.local_score(i, cache.parents(j)), rel=1e-12)
+    # with a budget that covers every set, independence selection finds the exhaustive optimum
+    every = score_continuous(df, score, explore="independence", max_evaluations=200)
+    assert lpbn.solve(every).score == pytest.approx(lpbn.solve(full).score, rel=1e-12)
+    with pytest.raises(InputError):
+        score_continuous(df, "bic-g", explore="greedy")

@@ -28,10 +28,11 @@ def run_typed(args, t0: float) -> bool:
     if name == "bic":
         args.score = "bic"
         return False
-    if args.k_best != 1 or args.explore not in ("auto", "exhaustive") or (getattr(args, "constraints", None) or getattr(args, "forbid", None)
-                                                                            or getattr(args, "require", None)):
-        raise InputError(f"--score {name} supports --explore exhaustive with --k-best 1 and no constraints")
-    cache = score_continuous(table, name, args.max_parents, alpha_mu=args.ess)
+    if args.k_best != 1 or (getattr(args, "constraints", None) or getattr(args, "forbid", None)
+                            or getattr(args, "require", None)):
+        raise InputError(f"--score {name} supports --k-best 1 and no constraints")
+    cache = score_continuous(table, name, args.max_parents, alpha_mu=args.ess, explore=args.explore,
+                             max_evaluations=args.max_evaluations)
     write_scores(cache, args.output)
     if not args.quiet:
         sc = cache.meta["scoring"]
@@ -42,8 +43,8 @@ def run_typed(args, t0: float) -> bool:
         print(f"score:           {name}" + (f" (alpha_mu {args.ess:g})" if name == "bge" else "")
               + f", parent limit {args.max_parents if args.max_parents is not None else 'none'}"
               + f" (applied per variable: {min(lim)}..{max(lim)})", file=sys.stderr)
-        print(f"candidate sets:  {sc['candidates_before']} before pruning, {sc['candidates_after']} after "
-              f"({sc['families_counted']} families scored, {sc['branches_cut']} sets cut by bounds)",
-              file=sys.stderr)
+        print(f"candidate sets:  {cache.meta['explore']}: {sc['candidates_before']} before pruning, "
+              f"{sc['candidates_after']} after ({sc['families_counted']} families scored, {sc['branches_cut']} "
+              "sets cut by bounds)", file=sys.stderr)
         print(f"time:            {time.perf_counter() - t0:.2f} s -> {args.output}", file=sys.stderr)
     return True

@@ -158,7 +158,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     return cache
 
 
-def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read):
+def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None):
     """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
     or ``"bic"`` when ``auto`` finds every column discrete.  ``ess`` is BGe's ``α_μ``."""
     from .continuous import score_continuous
@@ -167,10 +167,10 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
     name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
     if name == "bic":
         return "bic"
-    if int(k_best) != 1 or order is not None or constraints is not None or explore not in ("auto", "exhaustive"):
-        raise InputError(f"score {name!r} supports the exhaustive exploration with k_best=1, no fixed order "
-                         "and no constraints")
-    return score_continuous(table, name, max_parents, alpha_mu=ess)
+    if int(k_best) != 1 or order is not None or constraints is not None:
+        raise InputError(f"score {name!r} supports k_best=1, no fixed order and no constraints")
+    return score_continuous(table, name, max_parents, alpha_mu=ess, explore=explore,
+                            max_evaluations=budget)
 
 
 def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:

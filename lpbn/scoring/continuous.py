@@ -22,8 +22,14 @@ from .table import Table, auto_score, read_table
 SCORES = ("bic-g", "bge", "bic-cg")
 
 
+#: ``explore="auto"`` is exhaustive when each variable has at most this many parent sets within
+#: the parent limit (the discrete scorer's AUTO_EXHAUSTIVE_MAX_SETS), else independence selection
+AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
+
+
 def score_continuous(data: Any, score: str = "auto", max_parents: int | None = None, *,
                      alpha_mu: float = 1.0, alpha_w: float | None = None, jobs: int | None = None,
+                     explore: str = "auto", max_evaluations: int | None = None,
                      rules=("limit", "dominance", "bnb"), read: dict | None = None) -> ScoreCache:
     """Score continuous or mixed data (module docstring).
 
@@ -33,6 +39,11 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     :func:`lpbn.scoring.table.read_table` (``discrete``, ``continuous``, ``header``, ``missing``,
     ``drop_missing``).  ``jobs``: worker processes over the variables (default: every core,
     or this process alone for small data, as :func:`lpbn.scoring.score_data`).
+    ``explore``: ``"exhaustive"`` (every set within the limit, safely pruned: the cache holds an
+    optimal DAG), ``"independence"`` (bic-g and BGe: :mod:`.gaussian_independence`, a budget of
+    ``max_evaluations`` scored sets per variable, default 2000, no parent limit needed) or
+    ``"auto"``: exhaustive when every variable has at most AUTO_EXHAUSTIVE_MAX_SETS sets within
+    the parent limit (always for bic-cg), else independence.
     """
     t0 = time.perf_counter()
     score = str(score).lower()
@@ -44,7 +55,11 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     if max_parents is not None and int(max_parents) < 0:
         raise InputError("max_parents must be >= 0")
     workers = _workers(jobs, table)
-    if score == "bic-cg":
+    strategy = _strategy(explore, score, table, max_parents)
+    if strategy == "independence":
+        results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers,
+                                           2000 if max_evaluations is None else int(max_evaluations))
+    elif score == "bic-cg":
         results = _explore_cg(table, max_parents, rules, workers)
         extra: dict[str, Any] = {}
     else:
@@ -52,7 +67,7 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     cache = assemble(table.names, results, table.source)
     cache.meta.update({
         "score": score, "N": table.N, "max_parents": max_parents, "source": table.source,
-        "dropped_rows": table.dropped_rows, "explore": "exhaustive", "k_best": 1,
+        "dropped_rows": table.dropped_rows, "explore": strategy, "k_best": 1,
         "types": ["continuous" if c else "discrete" for c in table.continuous],
         "arities": [int(a) for a in table.arities], **extra,
         "scoring": {"candidates_after": cache.m, "candidates_before": sum(r["candidates_before"] for r in results),
@@ -104,7 +119,22 @@ def map_variables(func, before: tuple, after: tuple, xs, workers: int) -> list[d
         return list(ex.map(_run, xs))
 
 
-def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules, workers=1):
+def _strategy(explore: str, score: str, table: Table, max_parents) -> str:
+    from .gaussian import sets_within
+    if explore not in ("auto", "exhaustive", "independence"):
+        raise InputError(f"explore={explore!r}: continuous and mixed scores support auto, exhaustive and "
+                         "independence")
+    if explore == "independence" and score == "bic-cg":
+        raise InputError("independence selection is implemented for bic-g and bge; bic-cg is exhaustive")
+    if explore != "auto":
+        return explore
+    if score == "bic-cg":
+        return "exhaustive"
+    L = table.n - 1 if max_parents is None else min(int(max_parents), table.n - 1)
+    return "exhaustive" if sets_within(table.n - 1, L) <= AUTO_EXHAUSTIVE_MAX_SETS else "independence"
+
+
+def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules, workers=1, budget=None):
     from .gaussian import (
         BGE,
         NAMES,
@@ -120,8 +150,13 @@ def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules
     kind = NAMES[score]
     am, aw = bge_parameters(stats.n, alpha_mu, alpha_w) if kind == BGE else (1.0, 0.0)
     M = stats.matrix(kind, am, aw)
-    results = map_variables(explore_variable, (stats, M, kind), (max_parents, am, aw, rules), range(stats.n),
-                            workers)
+    if budget is None:
+        results = map_variables(explore_variable, (stats, M, kind), (max_parents, am, aw, rules), range(stats.n),
+                                workers)
+    else:
+        from .gaussian_independence import explore_variable as independence
+        results = map_variables(independence, (stats, M, kind), (max_parents, am, aw, budget), range(stats.n),
+                                workers)
     extra = {"bge": {"alpha_mu": am, "alpha_w": aw, "nu": "sample mean"}} if kind == BGE else {}
     return results, extra
 
