@@ -129,7 +129,7 @@ def search(M, kind, x, cand, N, am, aw, t, limit, max_evals, zob):
             hsize = _expand(j, sets, sizes, scores, hashes, cand, single, empty, zob, table, hk, hb, hy, hsize)
     evals = 0
     while hsize > 0 and evals < max_evals and k < cap:
-        key, b, y, hsize = _heap_pop(hk, hb, hy, hsize)
+        _, b, y, hsize = _heap_pop(hk, hb, hy, hsize)
         s = sizes[b]
         ps = np.empty(s + 1, dtype=np.int64)
         ps[:s] = sets[b, :s]
