@@ -209,6 +209,9 @@ def _read_typed(data, score, header, missing, drop_missing, score_options):
     cols = {"discrete": opts.pop("discrete", None), "continuous": opts.pop("continuous", None)}
     if str(score).lower() not in ("auto", "bic-g", "bge", "bic-cg"):
         return None, score, score_options
+    from .scoring import Dataset
+    if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
+        return None, "bic", opts
     from .scoring.table import auto_score, read_table
     table = read_table(data, score=score, header=header, missing=missing, drop_missing=drop_missing, **cols)
     name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()

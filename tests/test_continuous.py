@@ -162,7 +162,9 @@ def test_bge_without_limit_refuses_huge_enumeration():
     rng = np.random.default_rng(1)
     df = pd.DataFrame(rng.normal(size=(200, 30)), columns=[f"V{j}" for j in range(30)])
     with pytest.raises(InputError, match="parent limit"):
-        score_continuous(df, "bge")
+        score_continuous(df, "bge", explore="exhaustive")
+    # explore="auto" explores such a data set by independence selection instead
+    assert score_continuous(df, "bge", max_evaluations=50).meta["explore"] == "independence"
 
 
 def test_jobs_give_the_same_cache(cdir):

@@ -32,7 +32,7 @@ def run_typed(args, t0: float) -> bool:
                             or getattr(args, "require", None)):
         raise InputError(f"--score {name} supports --k-best 1 and no constraints")
     cache = score_continuous(table, name, args.max_parents, alpha_mu=args.ess, explore=args.explore,
-                             max_evaluations=args.max_evaluations)
+                             max_evaluations=args.max_evaluations, jobs=args.jobs)
     write_scores(cache, args.output)
     if not args.quiet:
         sc = cache.meta["scoring"]

@@ -111,7 +111,8 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     t0 = time.perf_counter()
     if str(score).lower() in ("auto", "bic-g", "bge", "bic-cg"):
         score = _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints,
-                             {"header": header, "missing": missing, "drop_missing": drop_missing})
+                             {"header": header, "missing": missing, "drop_missing": drop_missing},
+                             max_evaluations, jobs)
         if not isinstance(score, str):
             return score
     kind = kind_of(score)
@@ -158,11 +159,15 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     return cache
 
 
-def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None):
+def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None,
+                 jobs=None):
     """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
-    or ``"bic"`` when ``auto`` finds every column discrete.  ``ess`` is BGe's ``α_μ``."""
+    or ``"bic"`` when ``auto`` finds every column discrete (a :class:`Dataset` or a GOBNILP
+    ``.dat`` file is discrete by definition).  ``ess`` is BGe's ``α_μ``."""
     from .continuous import score_continuous
     from .table import auto_score, read_table
+    if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
+        return "bic"
     table = read_table(data, score=score, **read)
     name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
     if name == "bic":
@@ -170,7 +175,7 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
     if int(k_best) != 1 or order is not None or constraints is not None:
         raise InputError(f"score {name!r} supports k_best=1, no fixed order and no constraints")
     return score_continuous(table, name, max_parents, alpha_mu=ess, explore=explore,
-                            max_evaluations=budget)
+                            max_evaluations=budget, jobs=jobs)
 
 
 def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:
@@ -284,7 +289,7 @@ def _exhaustive_sets(ds: Dataset, max_parents, k_best: int = 1) -> int:
 def _n_within(m: int, L: int) -> int:
     """Number of subsets of at most ``L`` of ``m`` items (stops counting past 10^18)."""
     total = 0
-    for j in range(min(m, L) + 1):
+    for j in range(0, min(m, L) + 1):
         total += math.comb(m, j)
         if total > 10**18:
             break

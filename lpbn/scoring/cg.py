@@ -29,7 +29,7 @@ Pruning (safe; the kept sets contain an optimal DAG's families within the parent
   - ln(N)/2 · q·(g+2)`` (each ``RSS_c >= RSS_c^A``; every term decreases in ``g``), so the
   enumeration of ``G`` for that ``D`` is cut as for bic-g.  When some configuration has too few
   rows for the full regression (``n_c <= |candidates|+1``) or an exact full fit, no bound is
-  used for that ``D``.
+  used for that ``D``.  The bound is raised by ``1e-9·(1+|U_D|)`` for rounding (prunes less).
 * **subset dominance** over all kept ``(D, G)`` of a variable (Teyssier & Koller 2005):
   :func:`lpbn.scoring.explore.exhaustive.dominance_keep`.
 """
@@ -99,7 +99,7 @@ def size_bounds(Ms, counts, x: int, cand: np.ndarray, q: int, N: int, L: int) ->
             return np.full(L + 1, np.inf)
         n_c = counts[c]
         total += -0.5 * n_c * math.log(2 * math.pi * rss) + 0.5 * n_c * np.log(n_c - g - 1) - 0.5 * (n_c - g - 1)
-    return total
+    return total + 1e-9 * (1.0 + np.abs(total))      # rounding slack: a bound never prunes on rounding
 
 
 def explore_continuous(table: Table, x: int, max_parents: int | None, rules=("limit", "dominance", "bnb")) -> dict:

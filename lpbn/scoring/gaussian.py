@@ -39,8 +39,8 @@ Pruning (:func:`bicg_size_bounds`, rules applied by :func:`enumerate_sets`):
   and enumeration stops at the first size at which every set of the previous level is so
   dominated for one more parent (``best(S) >= U(s+1)`` for all ``|S| = s``: by monotonicity of
   ``best`` along supersets and of ``U`` in the size, every larger set is dominated too).
-  A comparison allows a slack of ``1e-9·(1+|bic-g(∅)|)`` nats for the rounding of ``RSS_A``
-  (as lpbn's discrete bounds do), so a bound never prunes on a rounding error.
+  The bound is raised by ``1e-9·(1+|bic-g(∅)|)`` nats for the rounding of ``RSS_A`` (as lpbn's
+  discrete bounds allow a slack), so a bound never prunes on a rounding error.
 * **BGe: no bound is known.**  The marginal likelihood has no simple maximum-likelihood
   envelope with a penalty that grows with the set, so only subset dominance applies; the
   parent limit (``max_parents``) is what bounds the size of a BGe cache.  Without a limit all
@@ -249,11 +249,10 @@ def explore_variable(stats: GaussianStats, M: np.ndarray, kind: int, x: int, max
     t = am * (aw - n - 1) / (am + 1) if kind == BGE else 0.0
     empty = float(set_score(M, kind, x, np.zeros(0, np.int64), N, am, aw, t))
     if kind == BICG and "limit" in rules:
-        ub = bicg_size_bounds(stats, x, L)
-        slack = 1e-9 * (1.0 + abs(empty))
-        alive = np.flatnonzero(ub > empty + slack)
+        ub = bicg_size_bounds(stats, x, L) + 1e-9 * (1.0 + abs(empty))   # rounding slack: prune less
+        alive = np.flatnonzero(ub > empty)
         L = int(alive.max()) if len(alive) else 0
-        ub = ub[:L + 1] - slack if "bnb" in rules else np.full(L + 1, np.inf)
+        ub = ub[:L + 1] if "bnb" in rules else np.full(L + 1, np.inf)
     else:
         ub = np.full(L + 1, np.inf)
     total = sets_within(len(cand), L)
