@@ -133,7 +133,7 @@ def explore_continuous(table: Table, x: int, max_parents: int | None, rules=("li
                                          "sets; give a parent limit (--max-parents)")
             ub = (size_bounds(Ms, counts, xl, cand, q, N, Lg) if {"limit", "bnb"} <= set(rules)
                   else np.full(Lg + 1, np.inf))
-            s_, z_, c_, st = enumerate_sets(Ms, counts, 0, xl, cand, Lg, N, 0.0, 0.0, float(q), ub,
+            s_, z_, c_, st = enumerate_sets(Ms, counts, 0, xl, cand, Lg, N, np.array([0.0, 0.0, float(q)]), ub,
                                             "dominance" in rules)
             scored += int(st[0])
             cut += int(st[1])

@@ -241,7 +241,7 @@ def _cg_family(table: Table, x: int, parents) -> float:
     cols = G + [x]
     counts, Ms = config_scatter(table.values[:, cols], z)
     g = len(G)
-    _sets, sizes, scores, _ = enumerate_sets(Ms, counts, 0, g, np.arange(g, dtype=np.int64), g, N, 0.0, 0.0,
-                                            float(q), np.full(g + 1, np.inf), False)
+    _sets, sizes, scores, _ = enumerate_sets(Ms, counts, 0, g, np.arange(g, dtype=np.int64), g, N,
+                                             np.array([0.0, 0.0, float(q)]), np.full(g + 1, np.inf), False)
     hit = np.flatnonzero(sizes == g)
     return float(scores[hit[0]]) if len(hit) else -math.inf

@@ -262,8 +262,8 @@ def explore_variable(stats: GaussianStats, M: np.ndarray, kind: int, x: int, max
                                  f"{L} parents (more than {MAX_SETS}); give a parent limit (--max-parents)")
     Ms = M.reshape(1, n, n)
     counts = np.array([float(N)])
-    sets, sizes, scores, st = enumerate_sets(Ms, counts, kind, x, cand, L, N, am, aw, t if kind == BGE else 1.0,
-                                             ub, "dominance" in rules)
+    prior = np.array([am, aw, t] if kind == BGE else [0.0, 0.0, 1.0])
+    sets, sizes, scores, st = enumerate_sets(Ms, counts, kind, x, cand, L, N, prior, ub, "dominance" in rules)
     return {"x": x, "sets": sets, "sizes": sizes, "scores": scores, "limit": int(L),
             "scored": int(st[0]), "cut": int(st[1]), "levels": int(st[2]), "candidates_before": total}
 
@@ -279,16 +279,18 @@ def _binom_table(m, L):
 
 
 @numba.njit(cache=True)
-def enumerate_sets(Ms, counts, kind, x, cand, L, N, am, aw, t, ub, dominance):
+def enumerate_sets(Ms, counts, kind, x, cand, L, N, prior, ub, dominance):
     """Level-wise enumeration of the subsets of ``cand`` of size ``0..L`` (lexicographic within a
     level, colex ranks for the best-subset table), with the pruning of the module docstring.
 
     ``Ms[c]`` is the matrix of configuration ``c`` with ``counts[c]`` rows (one configuration,
     ``N`` rows, for bic-g and BGe; one per observed configuration of the discrete parents for a
     continuous node of a conditional Gaussian, :mod:`lpbn.scoring.cg`; bic-g's terms are summed
-    over the configurations and its penalty is ``q·(p+2)`` with ``q = counts.shape[0]`` unless
-    ``ub`` says otherwise -- the caller passes the penalty factor in ``t`` for bic-g).
+    over the configurations and its penalty is ``ln(N)/2 · q·(p+2)``).  ``prior`` holds
+    ``(α_μ, α_w, t)`` for BGe and ``(0, 0, q)`` for bic-g, ``q`` the penalty's number of
+    configurations (every combination of the discrete parents, observed or not).
     Returns (sets (K x max(L,1)) of variable ids, sizes, scores, stats[scored, cut, levels])."""
+    am, aw, t = prior[0], prior[1], prior[2]
     m = cand.shape[0]
     n = Ms.shape[1]
     q = Ms.shape[0]

@@ -90,9 +90,11 @@ def _seen_add(table, h):
 
 
 @numba.njit(cache=True)
-def search(M, kind, x, cand, N, am, aw, t, limit, max_evals, zob):
-    """Independence selection for variable ``x`` (module docstring).  Returns the explored sets
-    (rows of variable ids, -1 padded), their sizes and exact scores (-inf: singular)."""
+def search(M, kind, x, cand, N, prior, limit, max_evals, zob):
+    """Independence selection for variable ``x`` (module docstring); ``prior = (α_μ, α_w, t)``
+    for BGe (unused by bic-g).  Returns the explored sets (rows of variable ids, -1 padded),
+    their sizes, exact scores (-inf: singular) and the number of expansions scored."""
+    am, aw, t = prior[0], prior[1], prior[2]
     cap = max_evals + cand.shape[0] + 1
     width = max(limit, 1)
     sets = np.full((cap, width), -1, dtype=np.int64)
@@ -180,7 +182,7 @@ def explore_variable(stats, M, kind: int, x: int, max_parents, am: float, aw: fl
     # size -- is non-zero with probability 1 - 2^-63; 0 marks free slots (and slot 0 the count)
     zob = np.random.default_rng([seed, x]).integers(1, 2**62, size=n, dtype=np.int64).astype(np.uint64)
     zob = zob * np.uint64(2) + np.uint64(1)
-    sets, sizes, scores, evals = search(M, kind, x, cand, N, am, aw, t, limit, int(max_evaluations), zob)
+    sets, sizes, scores, evals = search(M, kind, x, cand, N, np.array([am, aw, t]), limit, int(max_evaluations), zob)
     ok = np.isfinite(scores)
     sets, sizes, scores = sets[ok], sizes[ok], scores[ok]
     keep = np.flatnonzero(dominance_keep(sets, sizes, scores, 1, n))
