@@ -260,3 +260,15 @@ def test_independence_selection_keeps_exact_scores(score):
     assert lpbn.solve(every).score == pytest.approx(lpbn.solve(full).score, rel=1e-12)
     with pytest.raises(InputError):
         score_continuous(df, "bic-g", explore="greedy")
+
+
+def test_bicg_bound_cuts_and_kbest_cache(cdir):
+    pruned = score_continuous(cdir / "marks.csv", "bic-g")
+    assert pruned.meta["scoring"]["branches_cut"] > 0          # the size bound bites on marks
+    full = score_continuous(cdir / "marks.csv", "bic-g", rules=())
+    assert lpbn.solve(pruned).score == pytest.approx(lpbn.solve(full).score, rel=1e-12)
+    # a k-best cache keeps every set within the limit (no pruning rule is proved for k > 1)
+    kb = score_continuous(cdir / "marks.csv", "bge", 2, k_best=3)
+    assert kb.m == 5 * (1 + 4 + 6) and kb.meta["k_best"] == 3
+    res = lpbn.solve(kb, k_best=3)
+    assert res.score == pytest.approx(-1798.87219896614, rel=1e-12)

@@ -28,14 +28,13 @@ def run_typed(args, t0: float) -> bool:
     if name == "bic":
         args.score = "bic"
         return False
-    if args.k_best != 1 or (getattr(args, "constraints", None) or getattr(args, "forbid", None)
-                            or getattr(args, "require", None)):
-        raise InputError(f"--score {name} supports --k-best 1 and no constraints")
+    if getattr(args, "constraints", None) or getattr(args, "forbid", None) or getattr(args, "require", None):
+        raise InputError(f"--score {name} supports no constraints")
     if args.time_per_variable is not None or args.max_candidates is not None or args.scheduler is not None:
         raise InputError(f"--score {name}: independence selection is budgeted by --max-evaluations only (no "
                          "--time-per-variable, --max-candidates or --scheduler)")
     cache = score_continuous(table, name, args.max_parents, alpha_mu=args.ess, explore=args.explore,
-                             max_evaluations=args.max_evaluations, jobs=args.jobs)
+                             max_evaluations=args.max_evaluations, jobs=args.jobs, k_best=args.k_best)
     write_scores(cache, args.output)
     if not args.quiet:
         sc = cache.meta["scoring"]

@@ -172,10 +172,10 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
     name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
     if name == "bic":
         return "bic"
-    if int(k_best) != 1 or order is not None or constraints is not None:
-        raise InputError(f"score {name!r} supports k_best=1, no fixed order and no constraints")
+    if order is not None or constraints is not None:
+        raise InputError(f"score {name!r} supports no fixed order and no constraints")
     return score_continuous(table, name, max_parents, alpha_mu=ess, explore=explore,
-                            max_evaluations=budget, jobs=jobs)
+                            max_evaluations=budget, jobs=jobs, k_best=k_best)
 
 
 def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:

@@ -29,7 +29,7 @@ AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
 
 def score_continuous(data: Any, score: str = "auto", max_parents: int | None = None, *,
                      alpha_mu: float = 1.0, alpha_w: float | None = None, jobs: int | None = None,
-                     explore: str = "auto", max_evaluations: int | None = None,
+                     explore: str = "auto", max_evaluations: int | None = None, k_best: int = 1,
                      rules=("limit", "dominance", "bnb"), read: dict | None = None) -> ScoreCache:
     """Score continuous or mixed data (module docstring).
 
@@ -43,7 +43,9 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     optimal DAG), ``"independence"`` (bic-g and BGe: :mod:`.gaussian_independence`, a budget of
     ``max_evaluations`` scored sets per variable, default 2000, no parent limit needed) or
     ``"auto"``: exhaustive when every variable has at most AUTO_EXHAUSTIVE_MAX_SETS sets within
-    the parent limit (always for bic-cg), else independence.
+    the parent limit (always for bic-cg), else independence.  ``k_best > 1``: a cache for the
+    k best DAGs (``lpbn solve --k-best``): every set within the parent limit is kept, exhaustive
+    only (the pruning rules here are proved for the single best DAG only).
     """
     t0 = time.perf_counter()
     score = str(score).lower()
@@ -56,6 +58,12 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
         raise InputError("max_parents must be >= 0")
     workers = _workers(jobs, table)
     strategy = _strategy(explore, score, table, max_parents)
+    if int(k_best) < 1:
+        raise InputError("k_best must be >= 1")
+    if int(k_best) > 1:
+        if strategy != "exhaustive":
+            raise InputError("k_best > 1 needs the exhaustive exploration (give a parent limit)")
+        rules = ()
     if strategy == "independence":
         results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers,
                                            2000 if max_evaluations is None else int(max_evaluations))
@@ -67,7 +75,7 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     cache = assemble(table.names, results, table.source)
     cache.meta.update({
         "score": score, "N": table.N, "max_parents": max_parents, "source": table.source,
-        "dropped_rows": table.dropped_rows, "explore": strategy, "k_best": 1,
+        "dropped_rows": table.dropped_rows, "explore": strategy, "k_best": int(k_best),
         "types": ["continuous" if c else "discrete" for c in table.continuous],
         "arities": [int(a) for a in table.arities], **extra,
         "scoring": {"candidates_after": cache.m, "candidates_before": sum(r["candidates_before"] for r in results),
