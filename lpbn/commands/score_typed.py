@@ -33,7 +33,7 @@ def run_typed(args, t0: float) -> bool:
     if args.time_per_variable is not None or args.max_candidates is not None or args.scheduler is not None:
         raise InputError(f"--score {name}: independence selection is budgeted by --max-evaluations only (no "
                          "--time-per-variable, --max-candidates or --scheduler)")
-    cache = score_continuous(table, name, args.max_parents, alpha_mu=args.ess, explore=args.explore,
+    cache = score_continuous(table, name, args.max_parents, alpha=(args.ess, None), explore=args.explore,
                              max_evaluations=args.max_evaluations, jobs=args.jobs, k_best=args.k_best)
     write_scores(cache, args.output)
     if not args.quiet:

@@ -174,7 +174,7 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
         return "bic"
     if order is not None or constraints is not None:
         raise InputError(f"score {name!r} supports no fixed order and no constraints")
-    return score_continuous(table, name, max_parents, alpha_mu=ess, explore=explore,
+    return score_continuous(table, name, max_parents, alpha=(ess, None), explore=explore,
                             max_evaluations=budget, jobs=jobs, k_best=k_best)
 
 

@@ -3,8 +3,10 @@
 ``score_continuous(data, score)`` with ``score`` one of ``bic-g``, ``bge`` (all columns
 continuous; :mod:`.gaussian`) or ``bic-cg`` (mixed; :mod:`.cg`).  :func:`lpbn.scoring.score_data`
 sends these scores (and ``auto`` on data that are not all discrete) here.  The exploration is
-exhaustive within the parent limit with the safe pruning of those modules, so the cache holds
-the families of an optimal DAG within the limit and every lpbn solver takes it unchanged.
+exhaustive within the parent limit with the safe pruning of those modules (the cache then holds
+the families of an optimal DAG within the limit), or for bic-g and BGe on large problems
+independence selection (:mod:`.gaussian_independence`); every lpbn solver takes the cache
+unchanged.
 """
 
 from __future__ import annotations
@@ -28,13 +30,13 @@ AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
 
 
 def score_continuous(data: Any, score: str = "auto", max_parents: int | None = None, *,
-                     alpha_mu: float = 1.0, alpha_w: float | None = None, jobs: int | None = None,
+                     alpha: tuple[float, float | None] = (1.0, None), jobs: int | None = None,
                      explore: str = "auto", max_evaluations: int | None = None, k_best: int = 1,
                      rules=("limit", "dominance", "bnb"), read: dict | None = None) -> ScoreCache:
     """Score continuous or mixed data (module docstring).
 
-    ``alpha_mu``, ``alpha_w``: BGe's ``α_μ`` (bnlearn ``iss.mu``, default 1) and ``α_w``
-    (``iss.w``, default n + 2).  ``rules``: pruning rules (``limit``/``bnb``: the size bounds,
+    ``alpha = (α_μ, α_w)``: BGe's prior, bnlearn's ``iss.mu`` (default 1) and ``iss.w`` (None:
+    n + 2).  ``rules``: pruning rules (``limit``/``bnb``: the size bounds,
     ``dominance``: subset dominance), for testing each alone.  ``read``: options of
     :func:`lpbn.scoring.table.read_table` (``discrete``, ``continuous``, ``header``, ``missing``,
     ``drop_missing``).  ``jobs``: worker processes over the variables (default: every core,
@@ -48,6 +50,7 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     only (the pruning rules here are proved for the single best DAG only).
     """
     t0 = time.perf_counter()
+    alpha_mu, alpha_w = alpha
     score = str(score).lower()
     table = read_table(data, score=score, **(read or {}))
     if score == "auto":
