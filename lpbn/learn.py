@@ -223,7 +223,9 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
             raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
+    ds, score, score_options = _read_typed(data, score, header, missing, drop_missing, score_options)
+    if ds is None:
+        ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
     timings["read"] = time.perf_counter() - t0
     say(f"data: {ds.n} variables, {ds.N} rows" + (f" ({ds.dropped_rows} dropped)" if ds.dropped_rows else "")
         + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")
@@ -259,7 +261,11 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     network = None
     if res.dag is not None:
         t3 = time.perf_counter()
-        network = fit_network(res.dag, ds, ess=fit_ess)
+        if hasattr(ds, "continuous"):    # continuous or mixed data: linear / conditional Gaussian CPDs
+            from .gaussian_network import fit_gaussian_network
+            network = fit_gaussian_network(res.dag.parents, ds)
+        else:
+            network = fit_network(res.dag, ds, ess=fit_ess)
         timings["fit"] = time.perf_counter() - t3
         say(f"fitted: {network.num_parameters()} parameters, "
             + ("maximum likelihood" if fit_ess is None else f"BDeu posterior mean (ess {float(fit_ess):g})")
@@ -268,3 +274,20 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
     return LearnResult(**base, network=network, cache=cache, data=ds,
                        fit_ess=None if fit_ess is None else float(fit_ess), timings=timings)
+
+
+def _read_typed(data, score, header, missing, drop_missing, score_options):
+    """Continuous and mixed scores (and ``auto``): ``(typed table, score name, options)``
+    (:mod:`lpbn.scoring.typed`); ``(None, score, options)`` for discrete data (``auto`` -> bic).
+    ``score_options`` may carry ``discrete`` / ``continuous`` column lists."""
+    opts = dict(score_options or {})
+    cols = {"discrete": opts.pop("discrete", None), "continuous": opts.pop("continuous", None)}
+    if str(score).lower() not in ("auto", "bic-g", "bge", "bic-cg"):
+        return None, score, score_options
+    from .scoring import Dataset
+    if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
+        return None, "bic", opts
+    from .scoring.typed import auto_score, read_typed
+    table = read_typed(data, score=score, header=header, missing=missing, drop_missing=drop_missing, **cols)
+    name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
+    return (None if name == "bic" else table), name, opts

@@ -75,8 +75,10 @@ _SUITE_KEYS = {"name", "description", "base", "methods", "time_limit", "memory_l
 _ENTRY_KEYS = {"name", "file", "data", "synthetic", "scoring", "score_type", "n", "optimum",
                "optimum_source", "optimum_rtol", "peers", "note", "trace", "time_limit", "k_best",
                "classes"}
-#: keys of a ``synthetic`` table: arguments of :func:`lpbn.synthetic.random_dataset`
-_SYNTHETIC_KEYS = {"variables", "rows", "seed", "max_in_degree", "arities", "alpha"}
+#: keys of a ``synthetic`` table: arguments of :func:`lpbn.synthetic.random_dataset`, or with
+#: ``model = "linear-gaussian" | "conditional-gaussian"`` of
+#: :func:`lpbn.gaussian_network.random_gaussian_dataset` (``discrete_nodes``)
+_SYNTHETIC_KEYS = {"variables", "rows", "seed", "max_in_degree", "arities", "alpha", "model", "discrete_nodes"}
 
 
 class SuiteError(InputError):

@@ -30,8 +30,11 @@ def add_arguments(p) -> None:
                                           "('-' with --format: stdout); default: a text summary on stdout")
     p.add_argument("--format", choices=("bif", "json", "dot", "text"),
                    help="output format (default: from the extension of -o; text without -o)")
-    p.add_argument("--score", default="bic", choices=("bic", "bdeu"),
-                   help="structure score (default bic)")
+    p.add_argument("--score", default="bic", choices=("bic", "bdeu", "bic-g", "bge", "bic-cg", "auto"),
+                   help="structure score (default bic); continuous data: bic-g or bge (linear-Gaussian CPDs), "
+                        "mixed: bic-cg (conditional Gaussian); auto: from the column types (docs/continuous.md)")
+    from .score import add_type_arguments
+    add_type_arguments(p)
     p.add_argument("--ess", type=float, default=1.0, metavar="A",
                    help="BDeu equivalent sample size of the structure score (default 1)")
     p.add_argument("--max-parents", type=int, metavar="K", help="parent limit (BIC also gets Tian's bound)")
@@ -93,22 +96,33 @@ def run(args) -> int:
     from ..learn import learn
 
     fmt = output_format(args)       # unknown extensions are refused before any work
+    if fmt == "bif" and args.score in ("bic-g", "bge", "bic-cg"):
+        raise InputError("a linear or conditional Gaussian network has no BIF form; write .json or .dot")
     for opt, val in (("--max-parents", args.max_parents), ("--jobs", args.jobs)):
         if val is not None and val < (0 if opt == "--max-parents" else 1):
             raise InputError(f"{opt} must be >= {0 if opt == '--max-parents' else 1}")
     if args.time_limit is not None and not args.time_limit >= 0:
         raise InputError("--time-limit must be >= 0")
-    from ..scoring import read_data
-    from .common import reading_options
-    data = read_data(args.data, **reading_options(args))     # read here: --delimiter, --data-format
+    reading = {}
+    if args.score not in ("bic", "bdeu") or args.discrete or args.continuous:
+        data = args.data    # continuous, mixed or auto-typed columns: lpbn.scoring.typed reads it
+        reading = {"header": args.header, "missing": args.missing, "drop_missing": args.drop_missing}
+    else:                   # discrete: read here, so that --delimiter and --data-format apply
+        from ..scoring import read_data
+        from .common import reading_options
+        data = read_data(args.data, **reading_options(args))
     res = learn(data, score=args.score, ess=args.ess, max_parents=args.max_parents,
-                method=args.method, time_limit=args.time_limit, fit_ess=args.fit_ess, jobs=args.jobs,
-                progress=not args.quiet, constraints=constraints_from_args(args))
+                method=args.method, time_limit=args.time_limit, **reading, fit_ess=args.fit_ess, jobs=args.jobs,
+                progress=not args.quiet, constraints=constraints_from_args(args),
+                score_options={"discrete": args.discrete, "continuous": args.continuous}
+                if args.discrete or args.continuous else None)
     if res.network is None:
         raise InputError(f"no DAG found (status {res.status}"
                          + (f": {res.message}" if res.message else "") + "); nothing to write")
     out = None if args.output in (None, "-") else args.output
     if fmt == "bif":
+        if hasattr(res.network, "continuous"):
+            raise InputError("a linear or conditional Gaussian network has no BIF form; write .json or .dot")
         text = write_bif(res.network, None)
     elif fmt == "json":
         d = res.network_dict()

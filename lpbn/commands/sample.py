@@ -33,6 +33,11 @@ def add_arguments(p) -> None:
     p.add_argument("--sample-seed", type=int, metavar="T",
                    help="seed of the data alone (default: [S, 1], derived from --seed)")
     p.add_argument("--network-out", metavar="JSON", help="save the random network (JSON, .gz: gzip)")
+    p.add_argument("--model", choices=("discrete", "linear-gaussian", "conditional-gaussian"), default="discrete",
+                   help="kind of random network (default discrete); linear-gaussian: continuous nodes only; "
+                        "conditional-gaussian: --discrete-nodes of them discrete (docs/continuous.md)")
+    p.add_argument("--discrete-nodes", type=int, metavar="K",
+                   help="discrete nodes of a conditional-Gaussian network (default n/4)")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
 
 
@@ -47,6 +52,9 @@ def run(args) -> int:
             print(msg, file=sys.stderr, flush=True)
 
     _check_args(args)
+    if args.model != "discrete" or (args.network is not None and _is_gaussian(args.network)):
+        from .sample_gaussian import run_gaussian
+        return run_gaussian(args, say)
     t0 = time.perf_counter()
     if args.network is not None:
         net = BayesianNetwork.load(args.network)
@@ -79,6 +87,20 @@ def run(args) -> int:
     if note:
         say(note)
     return 0
+
+
+def _is_gaussian(path: str) -> bool:
+    """Whether a saved network is a linear or conditional Gaussian one (lpbn.gaussian_network)."""
+    import gzip
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(4096)
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as fh:
+                raw = fh.read(4096)
+    except OSError:
+        return False
+    return b"lpbn-gaussian-network" in raw
 
 
 def _check_args(args) -> None:

@@ -21,8 +21,11 @@ def add_arguments(p) -> None:
     p.add_argument("data", help="data file: delimited text (.csv/.tsv/.txt; header auto-detected) or "
                                   "GOBNILP .dat, optionally .gz")
     p.add_argument("-o", "--output", required=True, help="score cache to write (.jkl or .pss, optionally .gz)")
-    p.add_argument("--score", default="bic", choices=("bic", "mdl", "bdeu", "aic"),
-                   help="local score (default bic: LL - ½ ln N · q(r-1), natural log)")
+    p.add_argument("--score", default="bic", choices=("bic", "mdl", "bdeu", "aic", "bic-g", "bge", "bic-cg", "auto"),
+                   help="local score (default bic: LL - ½ ln N · q(r-1), natural log); continuous data: bic-g, "
+                        "bge; mixed: bic-cg; auto: bic, bic-g or bic-cg from the column types "
+                        "(docs/continuous.md)")
+    add_type_arguments(p)
     p.add_argument("--ess", type=float, default=1.0, metavar="A", help="BDeu equivalent sample size (default 1)")
     p.add_argument("--max-parents", type=int, metavar="K", help="parent limit (BIC/MDL/AIC also get Tian's bound)")
     p.add_argument("--k-best", type=int, default=1, metavar="K", help="keep every family of the K best DAGs")
@@ -51,6 +54,13 @@ def add_arguments(p) -> None:
     add_constraint_arguments(p, what="the cache (the sets required arcs need are scored too)")
 
 
+def add_type_arguments(p) -> None:
+    """``--discrete COLS`` / ``--continuous COLS``: force column types (continuous scores)."""
+    p.add_argument("--discrete", metavar="COLS", help="comma-separated columns (names or 1-based numbers, or "
+                   "'all') to treat as discrete (continuous and mixed scores; see docs/continuous.md)")
+    p.add_argument("--continuous", metavar="COLS", help="comma-separated columns to treat as continuous")
+
+
 def run(args) -> int:
     import time
 
@@ -66,6 +76,10 @@ def run(args) -> int:
         if val is not None and val < lo:
             raise InputError(f"{opt} must be >= {lo}")
     t0 = time.perf_counter()
+    if args.score in ("bic-g", "bge", "bic-cg", "auto"):
+        from .score_typed import run_typed
+        if run_typed(args, t0):
+            return 0
     constraints = constraints_from_args(args)
     ds = read_data(args.data, **reading_options(args))
     if ds.dropped_rows and not args.quiet:

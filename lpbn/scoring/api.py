@@ -59,7 +59,9 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     ----------
     data : path (CSV / GOBNILP ``.dat``), numpy array, pandas DataFrame or :class:`Dataset`.
     score : ``"bic"`` (natural log, GOBNILP), ``"mdl"`` (= BIC / ln 2, minus Tian's MDL in
-        bits), ``"bdeu"`` or ``"aic"``.
+        bits), ``"bdeu"`` or ``"aic"``; for continuous and mixed data ``"bic-g"``, ``"bge"``
+        (``ess`` is then its ``α_μ``) or ``"bic-cg"`` (:mod:`lpbn.scoring.continuous`), or
+        ``"auto"``: bic, bic-g or bic-cg from the column types (:mod:`lpbn.scoring.typed`).
     ess : BDeu equivalent sample size (default 1, as in GOBNILP).
     max_parents : user parent limit (none by default); for BIC/MDL/AIC Tian's bound (Thm 1,
         eq. 34) is applied on top automatically.
@@ -107,6 +109,12 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     strategies drop only sets that an explored subset scores at least as well as.
     """
     t0 = time.perf_counter()
+    if str(score).lower() in ("auto", "bic-g", "bge", "bic-cg"):
+        score = _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints,
+                             {"header": header, "missing": missing, "drop_missing": drop_missing},
+                             max_evaluations, jobs)
+        if not isinstance(score, str):
+            return score
     kind = kind_of(score)
     ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
     if ds.N == 0:
@@ -149,6 +157,25 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
         from .constrained import constrain_scored
         cache = constrain_scored(cache, ds, kind, ess, max_parents, k, ordr, constraints)
     return cache
+
+
+def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None,
+                 jobs=None):
+    """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
+    or ``"bic"`` when ``auto`` finds every column discrete (a :class:`Dataset` or a GOBNILP
+    ``.dat`` file is discrete by definition).  ``ess`` is BGe's ``α_μ``."""
+    from .continuous import score_continuous
+    from .typed import auto_score, read_typed
+    if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
+        return "bic"
+    table = read_typed(data, score=score, **read)
+    name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
+    if name == "bic":
+        return "bic"
+    if order is not None or constraints is not None:
+        raise InputError(f"score {name!r} supports no fixed order and no constraints")
+    return score_continuous(table, name, max_parents, alpha=(ess, None), explore=explore,
+                            max_evaluations=budget, jobs=jobs, k_best=k_best)
 
 
 def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:

@@ -510,3 +510,24 @@ def _from_pandas(df, *, missing, drop_missing, arities) -> Dataset:
             ars[j] = ar
             labels.append(lab)
     return Dataset(tuple(hdr), np.ascontiguousarray(cols), ars, labels, None, int((~keep).sum()))
+
+
+def read_cells(path: str | os.PathLike, header: bool | None = None,
+               missing: frozenset[str] = DEFAULT_MISSING) -> tuple[list[str], list[tuple[int, list[str]]], dict]:
+    """A delimited data file as cells: the column names, the body rows ``(line number,
+    tokens)`` and the ``reading`` record, read by the text layer exactly as :func:`read_data` reads it (format by name,
+    delimiter, comment lines, the header rule; :mod:`lpbn.scoring.table`), with no coding.
+    The typed reader of continuous and mixed data (:mod:`lpbn.scoring.typed`) builds on it."""
+    src = str(path)
+    p = Path(path)
+    table = read_rows(plan_reading(p, _read_text(p), format=None, delimiter=None, header=header,
+                                   missing=missing))
+    if table.declared is not None:
+        raise DataFileError("a GOBNILP .dat file holds discrete states with declared arities; continuous "
+                            "or mixed data are read from delimited text (.csv, .tsv, .txt)", src)
+    if not table.rows:
+        raise DataFileError("empty data file", src)
+    if table.header is None:
+        return [str(j) for j in range(len(table.rows[0][1]))], table.rows, table.reading
+    _check_names(table.header, src)
+    return list(table.header), table.rows, table.reading
