@@ -166,22 +166,13 @@ def _check_bound_options(rule, bound, chosen, cache, options) -> None:
     cost the bound."""
     try:
         if chosen == "highs":
-            from .highs.ilp import solve_highs
-            from .options import check_options, method_options
-            unknown = sorted(set(options) - set(method_options(solve_highs)[0]))   # it takes **unknown
-            if unknown:
-                raise InputError(f"method {chosen!r} has no option(s) {', '.join(unknown)}")
-            check_options(chosen, solve_highs, options)
+            from .highs.options import HighsOptions
+            HighsOptions.build(options, chosen)
         else:
             # DualOptions, not lpbn.dual.solver: importing the solver here, before the fork,
             # left the forked dual silent on synthetic-2000 (no bound in 300 s; not understood)
-            import dataclasses
-
             from .dual.options import DualOptions
-            unknown = sorted(set(options) - {f.name for f in dataclasses.fields(DualOptions)})
-            if unknown:
-                raise InputError(f"method {chosen!r} has no option(s) {', '.join(unknown)}")
-            DualOptions(**options).validate()
+            DualOptions.build(options, chosen)
     except InputError as exc:
         why = f" (bound='auto' chose it for {cache.n} variables; set bound= to choose)" if bound == "auto" else ""
         raise InputError(f"method {rule!r}, dual_options: {exc}{why}") from None
