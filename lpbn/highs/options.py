@@ -151,3 +151,20 @@ class HighsOptions(MethodOptions):
         "candidates per variable (with column generation), where the MIP's model of every "
         "column is too large to leave its root (accidents: 11.4 million nonzeros, 0 nodes in "
         "20 minutes), else ``\"mip\"``."), choices("mip", "price"))
+
+
+@dataclass(frozen=True)
+class PulpCbcOptions(MethodOptions):
+    """Options of ``method="pulp-cbc"`` (:func:`lpbn.highs.pulp_model.solve_pulp_cbc`): the same
+    cluster-cut ILP with CBC (through PuLP) as its MIP solver and HiGHS for the root LP."""
+
+    root_cuts: bool = opt(True, "Run the LP cutting-plane loop (HiGHS) before the first CBC solve.")
+    exact_root: bool = opt(True, "Use the exact sub-IP in the root loop (else cheap cycle clusters only).")
+    prune: bool = opt(True, "Drop dominated candidates first (ScoreCache.prune_dominated; safe for the optimum).")
+    threads: int = opt(1, "CBC threads.", THREADS)
+    msg: bool = opt(False, "Print CBC's own log.")
+    memory_limit: int | str | None = opt(None, (
+        "Accepted for interface compatibility; CBC's memory is not limited."), MEMORY)
+    acyclicity: str = opt("generation", (
+        "'generation' adds the generation-number rows, so the first CBC solve is exact; 'lazy' "
+        "relies on cluster rows added after cyclic incumbents only."), choices("generation", "lazy"))
