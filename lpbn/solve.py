@@ -72,7 +72,11 @@ def method_function(name: str) -> Callable[..., SolveResult]:
 def method_options(method: str) -> list[tuple[str, str, Any, str]]:
     """``(name, type, default, doc)`` of every option of ``method``: from the method's options
     dataclass (``fn.options_class``, a :class:`lpbn.options.MethodOptions`) when it has one,
-    else from its signature (no type or doc)."""
+    else from its signature (no type or doc).  ``"k_best"``: the options of
+    ``solve(..., k_best=K)`` (:class:`lpbn.kbest.api.KBestOptions`)."""
+    if method == "k_best":
+        from .kbest.api import KBestOptions
+        return [tuple(row) for row in KBestOptions.rows()]
     fn = _resolve(method)
     cls = getattr(fn, "options_class", None)
     if cls is not None:
@@ -85,10 +89,10 @@ def method_options(method: str) -> list[tuple[str, str, Any, str]]:
 def show_options(method: str | None = None, disp: bool = True) -> str | None:
     """Every option of ``method`` (or of every available method) with its type, default and
     doc, like ``scipy.optimize.show_options``; printed, or returned as a string with
-    ``disp=False``.  The limits every method shares (``time_limit``, ``gap_limit``,
+    ``disp=False``.  ``"k_best"`` lists the options of ``solve(..., k_best=K)``.  The limits every method shares (``time_limit``, ``gap_limit``,
     ``node_limit``, ``callback``, ``progress``) are arguments of :func:`solve`, not options."""
     import textwrap
-    names = [method] if method is not None else available_methods()
+    names = [method] if method is not None else [*available_methods(), "k_best"]
     out = []
     for name in names:
         out.append(name)
