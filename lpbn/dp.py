@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 from .cache import ScoreCache
 from .errors import ResourceLimitError
-from dataclasses import dataclass
-
 from .options import MEMORY, THREADS, MethodOptions, opt, parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
 from .control import SolveControl

@@ -34,9 +34,8 @@ import math
 import os
 import signal
 import sys
-from typing import Any
-
 from dataclasses import dataclass
+from typing import Any
 
 from . import signals
 from .options import NONNEG, MethodOptions, Rule, opt

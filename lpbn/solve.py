@@ -89,8 +89,9 @@ def method_options(method: str) -> list[tuple[str, str, Any, str]]:
 def show_options(method: str | None = None, disp: bool = True) -> str | None:
     """Every option of ``method`` (or of every available method) with its type, default and
     doc, like ``scipy.optimize.show_options``; printed, or returned as a string with
-    ``disp=False``.  ``"k_best"`` lists the options of ``solve(..., k_best=K)``.  The limits every method shares (``time_limit``, ``gap_limit``,
-    ``node_limit``, ``callback``, ``progress``) are arguments of :func:`solve`, not options."""
+    ``disp=False``.  ``"k_best"`` lists the options of ``solve(..., k_best=K)``.  The limits
+    every method shares (``time_limit``, ``gap_limit``, ``node_limit``, ``callback``,
+    ``progress``) are arguments of :func:`solve`, not options."""
     import textwrap
     names = [method] if method is not None else [*available_methods(), "k_best"]
     out = []

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import InputError
-from ..options import ANY, BOOL, NONNEG_INT, SEED, MethodOptions, Rule, between, choices, either, opt
+from ..options import ANY, BOOL, NONNEG, NONNEG_INT, POSITIVE_INT, SEED, MethodOptions, Rule, between, choices, either, opt
 
 BRANCHING = ("flips", "eta", "strong")
 LP_POLISH = ("off", "root", "nodes")
@@ -117,9 +117,9 @@ class DualOptions(MethodOptions):
     root_tail_gain: float = opt(0.001, "tail_gain at the root.")
     separation_batch: int | None = opt(None, (
         "Clusters added per separation round.  Default: 200 up to SCALE_N (1000) variables, "
-        "n // 2 beyond (results/scale/README.md)."))
+        "n // 2 beyond (results/scale/README.md)."), POSITIVE_INT)
     round_sweeps: int | None = opt(None, (
-        "CD sweeps per round without the LP polish.  Default: 200 up to SCALE_N variables, 10 beyond."))
+        "CD sweeps per round without the LP polish.  Default: 200 up to SCALE_N variables, 10 beyond."), POSITIVE_INT)
     local_search: float | None = opt(None, (
         "Effort of the ordering-based local search that improves the incumbent from the "
         "min-regret decoded orders (§5.2; lpbn.dual.incumbent): local_search x "
@@ -127,7 +127,7 @@ class DualOptions(MethodOptions):
         "climb cost, a tenth of that after OBS_IDLE_CLIMBS climbs in a row that did not improve "
         "the incumbent (reproducible up to the time limit); 0 disables it.  It only offers DAGs.  "
         "Default: 0.05 up to LOCAL_SEARCH_MAX_N (1500) variables, 0 beyond (its climbs over "
-        "bitsets do not scale: on a 2,000-variable cache two climbs took 182 of 300 s)."))
+        "bitsets do not scale: on a 2,000-variable cache two climbs took 182 of 300 s)."), NONNEG)
     support_mip: float = opt(3.0, (
         "After a node's LP polish, when the LP point η has at most support_mip x n candidates in "
         "its support (and the node's bound is above the incumbent), solve the ILP over that "

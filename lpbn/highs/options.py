@@ -3,8 +3,8 @@
 Each field is one option with its default, its doc and its rule (:func:`lpbn.options.opt`);
 :func:`lpbn.show_options` and ``lpbn solve --method highs --help-options`` list them, and
 :meth:`~lpbn.options.MethodOptions.build` checks them before the ILP starts (issue 55).  The
-method is the cluster-cut ILP of Bartlett & Cussens (2017) with the cluster inequalities of
-Jaakkola et al. (2010, eq. 6); the docs cite the modules that implement each part.
+method is the family-variable ILP with cluster inequalities (Jaakkola et al. 2010, eq. 6) and
+k-cluster rows (Cussens et al., JAIR 2017); the docs name the modules that implement each part.
 """
 
 from __future__ import annotations
