@@ -8,12 +8,14 @@ recurrence, so it is the oracle for the oracles.  Refuses above 8 variables or 5
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from .cache import ScoreCache
 from .errors import ResourceLimitError
+from .options import MethodOptions
 from .result import DAG, OPTIMAL, SolveResult
 from .control import SolveControl
 
@@ -21,7 +23,14 @@ MAX_N = 8
 MAX_COMBINATIONS = 5 * 10**7
 
 
-def solve_brute(cache: ScoreCache, control: SolveControl) -> SolveResult:
+@dataclass(frozen=True)
+class BruteOptions(MethodOptions):
+    """``method="brute"`` (tests only) takes no options; declared so that every method is
+    checked and listed the same way (issue 55)."""
+
+
+def solve_brute(cache: ScoreCache, control: SolveControl, **options) -> SolveResult:
+    BruteOptions.build(options, "brute")
     counts = cache.counts()
     combos = math.prod(int(c) for c in counts)
     if cache.n > MAX_N or combos > MAX_COMBINATIONS:
@@ -75,3 +84,6 @@ def _enumerate(masks, scores, offsets):
         if k == n:
             break
     return best_choice, best
+
+
+solve_brute.options_class = BruteOptions

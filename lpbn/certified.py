@@ -33,9 +33,11 @@ then has the whole budget (:func:`lpbn.ordering.method.solve_ordering`).
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import signal
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,9 +47,10 @@ from .cache import ScoreCache
 from .control import SolveControl
 from .errors import InputError
 from .incumbent import dag_of
+from .options import BOOL, NONNEG, Rule, opt
 from .ordering.method import solve_ordering, trivial_bound
-from .ordering.population import DEFAULT_GENERATION, DEFAULT_POPULATION
-from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, DEFAULT_STALL, ordering_search
+from .ordering.options import SearchOptions
+from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
@@ -66,6 +69,11 @@ DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: bounds apart (AUTO_BOUND_HIGHS_MIN_N below).
 LP_BOUNDS = ("dual", "highs")
 BOUNDS = LP_BOUNDS + ("auto", "trivial")
+#: the ``bound`` option: one of BOUNDS, a number or a function of the cache
+BOUND = Rule(lambda v: v in BOUNDS if isinstance(v, str) else callable(v) or
+             (isinstance(v, numbers.Real) and not isinstance(v, bool)),
+             f"one of {', '.join(map(repr, BOUNDS))}, a number or a function of the cache")
+SHARE = Rule(lambda v: NONNEG.test(v) and 0 < v <= 1, "a number in (0, 1]")
 #: ``bound="auto"`` takes the HiGHS ILP on caches of AUTO_BOUND_HIGHS_MIN_N to
 #: AUTO_BOUND_HIGHS_MAX_N variables with at most AUTO_BOUND_HIGHS_MAX_M candidates (after
 #: dominance pruning), the dual otherwise.  Beside ASOBS at 60 s on 2 cores
@@ -94,31 +102,19 @@ LOCAL_CUTS_MIN_DENSITY = 500
 #: and price after the root, LOCAL_TIME_SHARE 0.25): connect4 0.828% -> 0.561%, accidents
 #: 0.466% -> 0.378% (results/scale/README.md, "Local cuts of five variables").
 LOCAL_CUTS_K = 5
-SEARCH_OPTIONS = {"seed", "max_restarts", "patience", "start", "restart", "kick", "kicks", "window",
-                  "trail", "stall", "population", "generation"}
 
 
-def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, *, search_share: float = SEARCH_SHARE,
-                    bound: Any = "auto", dual_options: dict[str, Any] | None = None,
-                    parallel: bool | None = None, **search_options: Any) -> SolveResult:
+def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, **options: Any) -> SolveResult:
     """Ordering search (``rule``: ``"asobs"`` or ``"obs"``) plus a certified upper bound
-    within ``control``'s limits (see the module docstring).  ``search_options`` go to
-    :func:`lpbn.ordering.ordering_search` (seed, max_restarts, patience, start, restart,
-    kick, kicks, window, trail, stall, population, generation), ``dual_options`` to the
-    bound's method (``bound``: ``"dual"`` or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
-    if isinstance(bound, str) and bound not in BOUNDS:
-        raise InputError(f"method {rule!r}: bound must be one of {', '.join(BOUNDS)}, a number or a "
-                         f"function of the cache, got {bound!r}")
+    within ``control``'s limits (see the module docstring).  ``options``: the fields of
+    :class:`CertifiedOptions`, checked and built once, here; the search's own go to
+    :func:`lpbn.ordering.ordering_search`, ``dual_options`` to the bound's method (``bound``:
+    ``"dual"`` or ``"highs"``, or ``"auto"``: :func:`auto_bound`)."""
+    o = CertifiedOptions.build(options, rule)
+    search_share, bound, dual_options, parallel = o.search_share, o.bound, o.dual_options, o.parallel
+    search_options = o.search_kwargs()
     if not (isinstance(bound, str) and bound in LP_BOUNDS + ("auto",)):
         return solve_ordering(cache, control, rule, bound=None if bound == "trivial" else bound, **search_options)
-    try:
-        share_ok = 0.0 < float(search_share) <= 1.0
-    except (TypeError, ValueError):
-        share_ok = False
-    if not share_ok:
-        raise InputError(f"method {rule!r}: search_share must be in (0, 1], got {search_share!r}")
-    if dual_options is not None and not isinstance(dual_options, dict):
-        raise InputError(f"method {rule!r}: dual_options must be a dict of options of method {bound!r}")
     cache = cache.prune_dominated()
     chosen = auto_bound(cache) if bound == "auto" else bound
     _check_bound_options(rule, bound, chosen, cache, dual_options or {})
@@ -166,22 +162,13 @@ def _check_bound_options(rule, bound, chosen, cache, options) -> None:
     cost the bound."""
     try:
         if chosen == "highs":
-            from .highs.ilp import solve_highs
-            from .options import check_options, method_options
-            unknown = sorted(set(options) - set(method_options(solve_highs)[0]))   # it takes **unknown
-            if unknown:
-                raise InputError(f"method {chosen!r} has no option(s) {', '.join(unknown)}")
-            check_options(chosen, solve_highs, options)
+            from .highs.options import HighsOptions
+            HighsOptions.build(options, chosen)
         else:
             # DualOptions, not lpbn.dual.solver: importing the solver here, before the fork,
             # left the forked dual silent on synthetic-2000 (no bound in 300 s; not understood)
-            import dataclasses
-
             from .dual.options import DualOptions
-            unknown = sorted(set(options) - {f.name for f in dataclasses.fields(DualOptions)})
-            if unknown:
-                raise InputError(f"method {chosen!r} has no option(s) {', '.join(unknown)}")
-            DualOptions(**options).validate()
+            DualOptions.build(options, chosen)
     except InputError as exc:
         why = f" (bound='auto' chose it for {cache.n} variables; set bound= to choose)" if bound == "auto" else ""
         raise InputError(f"method {rule!r}, dual_options: {exc}{why}") from None
@@ -195,9 +182,6 @@ def _search(cache, control, rule, share, options, watch=None, feed=None):
     sub = _WatchedControl(watch, feed, time_limit=limit, gap_limit=control.gap_limit, node_limit=control.node_limit,
                           callback=lambda info: control.improved(best=info["best"]), tolerance=control.tolerance)
     sub.improved(bound=control.bound)
-    unknown = set(options) - SEARCH_OPTIONS
-    if unknown:
-        raise InputError(f"method {rule!r} got unknown option(s): {', '.join(sorted(unknown))}")
     return ordering_search(cache, rule, control=sub, **options)
 
 
@@ -500,45 +484,23 @@ def _search_limit(search) -> str:
     return "the search stopped at the node limit given (it counts the search's restarts)"
 
 
-class CertifiedOptions:
-    """The options of ``method="asobs"``/``"obs"`` for :func:`lpbn.solve.show_options`."""
+@dataclass(frozen=True)
+class CertifiedOptions(SearchOptions):
+    """The options of ``method="asobs"``/``"obs"``: the ordering search's (
+    :class:`lpbn.ordering.options.SearchOptions`) and the bound's beside it (issue 55)."""
 
-    DOCS = (
-        ("seed", 0, "random seed of the ordering search (draws are the same for both rules)"),
-        ("max_restarts", None, "restarts after the first (a budget; None: time limit or default rule)"),
-        ("patience", None, "stop after this many restarts in a row without improvement"),
-        ("start", "greedy", "first ordering: 'greedy' (min-loss), 'random' or 'asobs'"),
-        ("restart", "perturb", "'perturb' (iterated local search on the incumbent's ordering) or "
-                               "'random' (fresh permutations)"),
-        ("kick", 16, "longest kicked segment of a perturbation"),
-        ("kicks", None, "kicked segments per perturbation (default one per 50 variables)"),
-        ("window", None, "how far insertion moves reach (None: any distance; 0: swaps only)"),
-        ("trail", "both", "ASOBS only: 'obs' follows OBS's own trajectory and lifts each "
-                          "restart to an ASOBS DAG (never below OBS for one seed and restart "
-                          "budget); 'asobs' perturbs ASOBS's own best DAG; 'both' runs the two "
-                          "chains in turn (never below OBS with half the restarts)"),
-        ("stall", DEFAULT_STALL, "a search chain whose base has not moved for this many of its "
-                                 "restarts climbs again from a fresh random ordering (0: never)"),
-        ("population", DEFAULT_POPULATION, "ASOBS's own chain keeps this many elite local optima and "
-                                           "climbs from the order crossover of two of them when its "
-                                           "search stalls (0: none; lpbn.ordering.population)"),
-        ("generation", DEFAULT_GENERATION, "restarts in a row without improvement after which that "
-                                           "chain's local optimum joins the population"),
-        ("search_share", SEARCH_SHARE, "share of the time the search gets when it runs before the "
-                                       "bound (one core)"),
-        ("bound", "auto", ("'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds "
-                           "{0, 1/2}-cuts beside tailing cluster rounds), 'auto' (HiGHS from 101 to "
-                           "1,500 variables and 250,000 candidates, else the dual), 'trivial', a number "
-                           "or a function of the cache giving a valid upper bound")),
-        ("dual_options", None, "options of the bound's method (see show_options('dual') or "
-                               "show_options('highs'))"),
-        ("parallel", None, "search and dual side by side on two cores (None: when available)"),
-    )
-
-    @classmethod
-    def fields(cls) -> list[tuple[str, Any, str]]:
-        """``(name, default, doc)`` of every option."""
-        return list(cls.DOCS)
+    search_share: float = opt(SEARCH_SHARE, "Share of the time the search gets when it runs before "
+                                            "the bound (one core).", SHARE)
+    bound: Any = opt("auto", (
+        "'dual' (the cluster LP bound), 'highs' (the HiGHS ILP, whose root adds {0, 1/2}-cuts "
+        "beside tailing cluster rounds), 'auto' (HiGHS from 101 to 1,500 variables and 250,000 "
+        "candidates, else the dual), 'trivial', a number or a function of the cache giving a "
+        "valid upper bound."), BOUND)
+    dual_options: dict[str, Any] | None = opt(None, (
+        "Options of the bound's method (see show_options('dual') or show_options('highs'))."),
+        Rule(lambda v: isinstance(v, dict), "a dict of options of the bound's method"))
+    parallel: bool | None = opt(None, "Search and dual side by side on two cores (None: when available).",
+                                BOOL)
 
 
 def solve_asobs(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 from .cache import ScoreCache
 from .errors import ResourceLimitError
-from .options import parse_memory
+from .options import MEMORY, THREADS, MethodOptions, opt, parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
 from .control import SolveControl
 
@@ -56,12 +57,24 @@ def _human(nbytes: float) -> str:
     return f"{nbytes:.1f} TiB"
 
 
-def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None = None,
-             threads: int | None = None) -> SolveResult:
+@dataclass(frozen=True)
+class DpOptions(MethodOptions):
+    """Options of ``method="dp"`` (Silander & Myllymäki 2006), declared once (issue 55)."""
+
+    memory_limit: int | str | None = opt(None, (
+        "Memory the DP tables may take, in bytes or a size such as '8G' (default "
+        "DEFAULT_MEMORY_LIMIT, 8 GiB); a cache whose tables need more is refused before any work "
+        "(ResourceLimitError)."), MEMORY)
+    threads: int | None = opt(None, (
+        "Threads of the numba kernels (None or 0: every core; the tables are the same for any "
+        "count).  The numpy path (small n) runs in one thread."), THREADS)
+
+
+def solve_dp(cache: ScoreCache, control: SolveControl, **options) -> SolveResult:
     """Exact optimum by subset DP; see the module docstring.  Stops on ``time_limit``.
 
-    ``threads``: threads of the numba kernels (None or 0: every core; the tables are the same
-    for any count).  The numpy path (small ``n``) runs in one thread."""
+    ``options``: the fields of :class:`DpOptions`, checked and built once, here."""
+    memory_limit, threads = DpOptions.build(options, "dp").values()
     n = cache.n
     limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else parse_memory(memory_limit)
     need = estimate_memory(n)
@@ -189,3 +202,6 @@ def _stopped(cache: ScoreCache, control: SolveControl) -> SolveResult:
     control.improved(best=score, bound=bound)
     return SolveResult(dag, score, bound, control.stop_reason or "time_limit", "dp",
                        message="stopped before the DP finished; bound is the sum of best local scores")
+
+
+solve_dp.options_class = DpOptions

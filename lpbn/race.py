@@ -34,9 +34,11 @@ import math
 import os
 import signal
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from . import signals
+from .options import NONNEG, MethodOptions, Rule, opt
 from .result import OPTIMAL, SolveResult
 
 #: the methods raced by default: the order-graph search (in the second process) and the LP
@@ -187,11 +189,26 @@ class _Rival:
         self.conn.close()
 
 
-def solve_race(cache, control, *, methods: tuple[str, ...] | list[str] = RACE_METHODS,
-               delay: float = RACE_DELAY) -> SolveResult:
+@dataclass(frozen=True)
+class RaceOptions(MethodOptions):
+    """Options of ``method="race"`` (:func:`solve_race`), declared once (issue 55)."""
+
+    methods: tuple[str, ...] | list[str] = opt(RACE_METHODS, (
+        "The two methods raced, [rival, own]: own runs in this process, rival in a forked one "
+        "after delay seconds without a proof."),
+        Rule(lambda v: isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(m, str) for m in v),
+             "two method names [rival, own]"))
+    delay: float = opt(RACE_DELAY, (
+        "Seconds own runs alone before the rival process starts (a proof within them saves the "
+        "fork)."), NONNEG)
+
+
+def solve_race(cache, control, **options) -> SolveResult:
     """Run ``methods[1]`` here and, after ``delay`` seconds without a proof, ``methods[0]`` in a
-    forked process; the first optimal result wins, else the better DAG with the smaller bound."""
+    forked process; the first optimal result wins, else the better DAG with the smaller bound.
+    ``options``: the fields of :class:`RaceOptions`, checked and built once, here."""
     from .solve import method_function
+    methods, delay = RaceOptions.build(options, "race").values()
     rival_method, own_method = tuple(methods)
     fn = method_function(own_method)
     if not can_race():
@@ -235,3 +252,6 @@ def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
     res.stats = dict(res.stats or {})
     res.stats["race"] = race
     return res
+
+
+solve_race.options_class = RaceOptions

@@ -69,26 +69,31 @@ def method_function(name: str) -> Callable[..., SolveResult]:
     return _resolve(name)
 
 
-def method_options(method: str) -> list[tuple[str, Any, str]]:
-    """``(name, default, doc)`` of every option of ``method``: from the method's options
-    dataclass when it has one (``fn.options_class``, e.g. :class:`lpbn.dual.options.DualOptions`),
-    else from its signature (no per-option doc)."""
+def method_options(method: str) -> list[tuple[str, str, Any, str]]:
+    """``(name, type, default, doc)`` of every option of ``method``: from the method's options
+    dataclass (``fn.options_class``, a :class:`lpbn.options.MethodOptions`) when it has one,
+    else from its signature (no type or doc).  ``"k_best"``: the options of
+    ``solve(..., k_best=K)`` (:class:`lpbn.kbest.api.KBestOptions`)."""
+    if method == "k_best":
+        from .kbest.api import KBestOptions
+        return [tuple(row) for row in KBestOptions.rows()]
     fn = _resolve(method)
     cls = getattr(fn, "options_class", None)
     if cls is not None:
-        return cls.fields()
+        return [tuple(row) for row in cls.rows()]
     from .options import method_options as signature_options
     named, _ = signature_options(fn)
-    return [(name, default, "") for name, default in named.items()]
+    return [(name, "", default, "") for name, default in named.items()]
 
 
 def show_options(method: str | None = None, disp: bool = True) -> str | None:
-    """Every option of ``method`` (or of every available method) with its default and doc,
-    like ``scipy.optimize.show_options``; printed, or returned as a string with ``disp=False``.
-    The limits every method shares (``time_limit``, ``gap_limit``, ``node_limit``,
-    ``callback``, ``progress``) are arguments of :func:`solve`, not options."""
+    """Every option of ``method`` (or of every available method) with its type, default and
+    doc, like ``scipy.optimize.show_options``; printed, or returned as a string with
+    ``disp=False``.  ``"k_best"`` lists the options of ``solve(..., k_best=K)``.  The limits
+    every method shares (``time_limit``, ``gap_limit``, ``node_limit``, ``callback``,
+    ``progress``) are arguments of :func:`solve`, not options."""
     import textwrap
-    names = [method] if method is not None else available_methods()
+    names = [method] if method is not None else [*available_methods(), "k_best"]
     out = []
     for name in names:
         out.append(name)
@@ -96,8 +101,8 @@ def show_options(method: str | None = None, disp: bool = True) -> str | None:
         rows = method_options(name)
         if not rows:
             out.append("(no options)")
-        for opt, default, doc in rows:
-            out.append(f"{opt} : default {default!r}")
+        for opt, kind, default, doc in rows:
+            out.append(f"{opt} : {kind + ', ' if kind else ''}default {default!r}")
             if doc:
                 out.extend(textwrap.wrap(doc, 88, initial_indent="    ", subsequent_indent="    "))
         out.append("")

@@ -283,7 +283,7 @@ def test_methods_status_bound_and_options(rule):
     assert r.upper_bound == opt + 1.0 and r.status != "optimal"
     with pytest.raises(InputError, match="not a valid upper bound"):
         lpbn.solve(c, rule, bound=opt - 100.0, max_restarts=2)
-    with pytest.raises(InputError, match="unknown option"):
+    with pytest.raises(InputError, match="has no option"):
         lpbn.solve(c, rule, nonsense=1)
     with pytest.raises(InputError):
         lpbn.solve(c, rule, start="nowhere")

@@ -38,12 +38,11 @@ from ..signals import pending
 from . import kernels as K
 from .blocks import LayerBlocks, MergeScratch
 from .external import LayerFiles, LayerSource, TempArea
+from .options import BfbnbOptions
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
 from .projection import remaining_seconds
 from ..ordering.quick import QuickOrderingSearch
 
-GIB = 1 << 30
-DEFAULT_MEMORY_LIMIT = 4 * GIB
 MAX_VARIABLES = 64
 #: Default pattern-database group size: SMALL_GROUP up to SMALL_GROUP_MAX_N variables (two
 #: groups cover them; the 2^20-entry tables of LARGE_GROUP and the partitions tried for them
@@ -80,61 +79,22 @@ def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> 
     return out, score
 
 
-def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMORY_LIMIT,
-                tmp_dir: str | None = None, initial_dag: Any = None, upper_bound_dag: Any = None,
-                obs_time: float | None = None, seed: int = 0, dual_time: float = 0.0,
-                heuristic: str = "static", group_size: int | None = None, threads: int | None = None,
-                **unknown: Any) -> SolveResult:
+def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
     """Frontier BFBnB with external memory (Malone et al. 2011) for ``n <= 64``.
 
-    Options
-    -------
-    memory_limit : bytes or "4G"-style string (default 4 GiB)
-        Memory of the whole process: the search's own RAM (layers held in memory, stream and
-        output buffers) gets the limit minus the process's resident size when the layers
-        start (Python, numba, the cache, the heuristic's pattern databases;
-        ``stats["memory_baseline"]``), at least MIN_SEARCH_MEMORY (or the limit itself when
-        smaller: tiny limits force every layer to disk); beyond it layers spill to
-        ``tmp_dir``.  A limit below the baseline still gives the search MIN_SEARCH_MEMORY.
-    tmp_dir : path
-        Where temporary files go: a private subdirectory ``lpbn-bfbnb-*``, removed when the
-        search ends, however it ends (SIGINT and SIGTERM only stop it); one left by a killed
-        process (SIGKILL) is removed by the next run in the same ``tmp_dir``
-        (:func:`lpbn.bfbnb.external.reap_stale`).
-    initial_dag (alias upper_bound_dag, the paper's name) : DAG or parents per variable
-        A heuristic solution, e.g. the dual solver's decoded DAG, used as incumbent if
-        better than OBS's.
-    obs_time : seconds of ordering-based search for the incumbent (default: up to
-        min(10, 0.1 + 0.005 n²), stopping after 500 + 50n restarts without improvement, of
-        which OBS_FIRST_SHARE run before the search and the rest between its layers, as its
-        expanded nodes grow; a given ``obs_time`` runs before the search only).
-    dual_time : if > 0 and ``method="dual"`` is available, run it that long first and use
-        its DAG and bound (through ``control.borrow``: :func:`lpbn.portfolio.borrow` when
-        called by :func:`lpbn.solve`).
-    heuristic : "static" (default; static pattern databases over groups of at most
-        ``group_size`` variables, Yuan & Malone 2012, the tightest h(∅) of a few partitions)
-        or "simple" (Malone et al. 2011, eq. 3).
-    group_size : largest pattern-database group (default: at most SMALL_GROUP = 16 variables
-        up to SMALL_GROUP_MAX_N = 30 variables, else LARGE_GROUP = 20).
-    threads : threads expanding a layer held in RAM (None or 0: every core this process may
-        use; 1: serial).  The layer is split into blocks by its keys' top bits
-        (:mod:`lpbn.bfbnb.blocks`), so every thread count writes the same layers and returns
-        the same DAG, bound and statistics.
+    ``options`` are the fields of :class:`lpbn.bfbnb.options.BfbnbOptions`, each documented
+    there (``lpbn.show_options("bfbnb")``); they are checked and built once, here.
     """
-    if unknown:
-        raise InputError(f"unknown option(s) for method 'bfbnb': {', '.join(sorted(unknown))}")
+    (memory_limit, tmp_dir, initial_dag, upper_bound_dag, obs_time, seed, dual_time, heuristic,
+     group_size, threads) = BfbnbOptions.build(options, "bfbnb").values()
     n = cache.n
     if n > MAX_VARIABLES:
         raise InputError(f"method 'bfbnb' handles at most {MAX_VARIABLES} variables (this cache has "
                          f"{n}); use method=\"dual\" for larger instances")
     mem = parse_memory(memory_limit)
     workers = _workers(threads)
-    if heuristic not in ("static", "simple"):
-        raise InputError(f"heuristic must be 'static' or 'simple', got {heuristic!r}")
     if group_size is None:
         group_size = min(n, SMALL_GROUP if n <= SMALL_GROUP_MAX_N else LARGE_GROUP)
-    if not (isinstance(group_size, int) and 1 <= group_size <= 26):
-        raise InputError(f"group_size must be an integer in 1..26, got {group_size!r}")
     t0 = time.perf_counter()
     pruned = cache.prune_dominated()
     scores = pruned.scores
@@ -375,3 +335,6 @@ def _reconstruct(pruned: ScoreCache, rl: Relabelled, names, files, n: int) -> DA
         parents[x] = pruned.parents(c)
         key &= ~(1 << int(rl.new_of_old[x]))
     return DAG(names, parents)
+
+
+solve_bfbnb.options_class = BfbnbOptions

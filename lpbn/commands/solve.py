@@ -20,7 +20,7 @@ HELP = "learn a maximum-score DAG from a score file"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("file", help="score file (jkl or pss, optionally .gz)")
+    p.add_argument("file", nargs="?", help="score file (jkl or pss, optionally .gz)")
     p.add_argument("--method", default="auto", choices=["auto", *registered_methods()],
                    help="auto = dp for n <= 20, bfbnb for dense caches with n <= 30, dual for "
                         "n <= 100 (at most 500 sets per variable), highs for sparse caches (at most 200 "
@@ -46,7 +46,11 @@ def add_arguments(p) -> None:
                         "no-good rows); default auto")
     add_constraint_arguments(p)
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="method-specific option (repeatable; VALUE parsed as JSON if possible)")
+                   help="method-specific option (repeatable; VALUE parsed as JSON if possible; "
+                        "--help-options lists them)")
+    p.add_argument("--help-options", action="store_true",
+                   help="list the options of --method (or, with --k-best, of the k-best engines) with "
+                        "their types, defaults and docs, and exit (no FILE needed)")
     p.add_argument("--format", choices=("text", "json", "dot", "bif"), default="text",
                    help="text, json, dot, or bif: the network with CPTs fitted to --data (as lpbn learn)")
     p.add_argument("--data", metavar="FILE",
@@ -172,7 +176,26 @@ def _run_kbest(args, cache) -> int:
     return 0
 
 
+def _help_options(args) -> int:
+    """``--help-options``: :func:`lpbn.show_options` for ``--method`` (every method for
+    ``auto``, which forwards its options to the method it picks; k-best's with ``--k-best``)."""
+    from ..solve import show_options
+    if args.k_best is not None or args.classes:
+        text = show_options("k_best", disp=False)
+    elif args.method == "auto":
+        text = ("auto picks one of these methods per cache and passes --option to it "
+                "(name the method with --method to choose):\n\n" + show_options(disp=False))
+    else:
+        text = show_options(args.method, disp=False)
+    emit(text, args.output)
+    return 0
+
+
 def run(args) -> int:
+    if args.help_options:
+        return _help_options(args)
+    if args.file is None:
+        raise InputError("lpbn solve needs a score FILE (jkl or pss)")
     if args.format == "bif" and not args.data:
         raise InputError("--format bif needs --data FILE (the data the cache was scored from) to fit the "
                          "CPTs; or use lpbn learn DATA -o net.bif")

@@ -12,8 +12,6 @@ The gap is closed when ``upper_bound <= score + tolerance * max(1, |score|)`` wi
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import math
 import time
 from dataclasses import dataclass, field
@@ -109,21 +107,11 @@ def solve_dual(cache: ScoreCache, control: SolveControl, **options: Any) -> Solv
     """Exact anytime structure learning by the cluster LP dual and branch and bound (§5-6).
 
     ``options`` are the fields of :class:`~lpbn.dual.options.DualOptions` (each documented
-    there; ``lpbn.solve.show_options("dual")`` lists them with their defaults), checked by
-    :meth:`DualOptions.validate` before the solver starts.  ``lp_polish=False`` is the paper's
+    there; ``lpbn.solve.show_options("dual")`` lists them with their defaults), checked and
+    built once by ``DualOptions.build`` before the solver starts.  ``lp_polish=False`` is the paper's
     pure coordinate descent + subgradient algorithm.
     """
-    names = {f.name for f in dataclasses.fields(DualOptions)}
-    unknown = set(options) - names
-    if unknown:
-        raise InputError(f"method 'dual' got unknown option(s): {', '.join(sorted(unknown))}")
-    return BranchAndBound(cache, control, DualOptions(**options)).run()
+    return BranchAndBound(cache, control, DualOptions.build(options, "dual")).run()
 
 
-solve_dual.__signature__ = inspect.Signature(
-    [inspect.Parameter("cache", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="ScoreCache"),
-     inspect.Parameter("control", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="SolveControl")]
-    + [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
-       for f in dataclasses.fields(DualOptions)],
-    return_annotation="SolveResult")
 solve_dual.options_class = DualOptions

@@ -36,6 +36,7 @@ from ..errors import InputError
 from ..result import OPTIMAL, SOLVER_ERROR, SolveResult
 from ..incumbent import Incumbent, choice_is_acyclic
 from .ilp import decode_choice
+from .options import PulpCbcOptions
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP
 from ..lp.separation import incumbent_clusters
@@ -230,10 +231,7 @@ def export_model(cache: ScoreCache, path: str | os.PathLike, fmt: str = "lp", *,
             "rows": cache.n + len(clusters) + n_gen, "generation_rows": n_gen}
 
 
-def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
-                   prune: bool = True, threads: int = 1, msg: bool = False,
-                   memory_limit: int | None = None, acyclicity: str = "generation",
-                   **unknown) -> SolveResult:
+def solve_pulp_cbc(cache: ScoreCache, control, **options) -> SolveResult:
     """``method="pulp-cbc"``: root cuts (HiGHS LP), then CBC solve–separate–resolve.
 
     ``acyclicity="generation"`` (default) adds the generation-number rows, so the first CBC
@@ -241,12 +239,11 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
 
     A CBC optimum whose incumbent is acyclic is optimal for the whole problem (its rows
     are valid for every DAG).  At a time limit the best DAG and the best bound so far
-    (root LP or last proven MIP value) are returned.
+    (root LP or last proven MIP value) are returned.  ``options``: the fields of
+    :class:`lpbn.highs.options.PulpCbcOptions`, checked and built once, here.
     """
-    if unknown:
-        raise InputError(f"method 'pulp-cbc' has no option(s) {', '.join(sorted(unknown))}")
-    if acyclicity not in ("generation", "lazy"):
-        raise InputError(f"method 'pulp-cbc': acyclicity must be 'generation' or 'lazy', not {acyclicity!r}")
+    root_cuts, exact_root, prune, threads, msg, memory_limit, acyclicity = \
+        PulpCbcOptions.build(options, "pulp-cbc").values()
     pulp = _pulp()
     if prune:  # safe for the optimum (ScoreCache.prune_dominated)
         cache = cache.prune_dominated()
@@ -324,3 +321,6 @@ def solve_pulp_cbc(cache: ScoreCache, control, *, root_cuts: bool = True, exact_
         offer(decode_choice(cache, x))
         if not added:
             return finish(SOLVER_ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
+
+
+solve_pulp_cbc.options_class = PulpCbcOptions

@@ -27,11 +27,13 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError, LpbnWarning
+from ..options import BOOL, POSITIVE_INT, THREADS, MethodOptions, Rule, choices, opt
 from ..result import DAG, OPTIMAL, SolveResult
 from .collect import tie_tol
 
@@ -65,19 +67,32 @@ def auto_engine(cache: ScoreCache) -> str:
     return "bnb"
 
 
-def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, engine: str = "auto",
-                memory_limit: int | None = None, threads: int | None = None, posterior: bool = True,
-                lp_bounds: bool | None = None, **unknown) -> SolveResult:
-    if unknown:
-        raise InputError(f"k_best: unknown option(s) {', '.join(sorted(unknown))} (k-best takes engine, "
-                         "classes, memory_limit, threads, lp_bounds)")
-    if lp_bounds not in (None, True, False):
-        raise InputError(f"k_best: lp_bounds must be true, false or None (auto), got {lp_bounds!r}")
+@dataclass(frozen=True)
+class KBestOptions(MethodOptions):
+    """Options of ``lpbn.solve(cache, k_best=K, **options)`` (CLI ``--k-best K --option``),
+    declared once (issue 55); ``k_best`` and ``classes`` are arguments of solve."""
+
+    engine: str = opt("auto", (
+        "'bnb' (BN-graph branch and bound with DP bounds, lpbn.kbest.bnb), 'ilp' (HiGHS with "
+        "no-good rows, lpbn.kbest.ilp) or 'auto' (bnb)."), choices(*ENGINES))
+    memory_limit: int | None = opt(None, (
+        "Bytes the bnb engine's order-graph tables may take (default 4 GiB); beyond, it bounds "
+        "by the LP instead."), Rule(POSITIVE_INT.test, "a positive number of bytes"))
+    threads: int | None = opt(None, "Numba threads of the order-graph tables (None or 0: every core).",
+                              THREADS)
+    posterior: bool = opt(True, "Summarise the K networks' posterior (result.posterior).")
+    lp_bounds: bool | None = opt(None, (
+        "bnb engine: bound by the cluster LP (true), by the DP tables (false) or the LP when the "
+        "tables do not fit memory_limit (None)."), BOOL)
+
+
+def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, **options) -> SolveResult:
+    """The ``k`` best DAGs (or classes); ``options``: the fields of :class:`KBestOptions`,
+    checked and built once, here."""
+    engine, memory_limit, threads, posterior, lp_bounds = KBestOptions.build(options, "k_best").values()
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k_best must be a positive integer, got {k!r}")
     k = int(k)
-    if engine not in ENGINES:
-        raise InputError(f"unknown k-best engine {engine!r}; choose from {', '.join(ENGINES)}")
     if cache.n > MAX_N:
         raise InputError(f"k_best supports at most {MAX_N} variables (this cache has {cache.n})")
     check_cache_for(cache, k)

@@ -24,8 +24,8 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..result import STATUSES, SolveResult, relative_gap
-from .population import DEFAULT_GENERATION, DEFAULT_POPULATION
-from .search import DEFAULT_PATIENCE, DEFAULT_SECONDS, DEFAULT_STALL, ordering_search
+from .options import OrderingOptions
+from .search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
 
 
 def trivial_bound(cache: ScoreCache) -> float:
@@ -59,27 +59,18 @@ def solve_asobs(cache: ScoreCache, control, **options: Any) -> SolveResult:
     return solve_ordering(cache, control, "asobs", **options)
 
 
-def solve_ordering(cache: ScoreCache, control, rule: str, *, seed: int = 0, max_restarts: int | None = None,
-           patience: int | None = None, start: str = "greedy", restart: str = "perturb",
-           kick: int = 16, kicks: int | None = None, window: int | None = None,
-           trail: str = "both", stall: int = DEFAULT_STALL, population: int = DEFAULT_POPULATION,
-           generation: int = DEFAULT_GENERATION, bound=None, **unknown: Any) -> SolveResult:
-    """Options: ``seed``; ``max_restarts`` (restarts after the first); ``patience`` (stop after
-    that many restarts in a row without improvement); without a time limit, restart budget
-    or patience, the default stopping rule applies (DEFAULT_PATIENCE restarts without
-    improvement or DEFAULT_SECONDS), so the call terminates; ``start``, ``restart``,
-    ``kick``, ``kicks``, ``window``, ``trail``, ``stall``, ``population``, ``generation`` (see
-    :func:`ordering_search`); ``bound``: a valid upper
-    bound (number or function of the cache) reported instead of the trivial one when smaller."""
-    if unknown:
-        raise InputError(f"method {rule!r} got unknown option(s): {', '.join(sorted(unknown))}")
+def solve_ordering(cache: ScoreCache, control, rule: str, **options: Any) -> SolveResult:
+    """The search ``rule`` (``"obs"`` or ``"asobs"``) with the trivial or a given bound.
+    ``options``: the fields of :class:`lpbn.ordering.options.OrderingOptions`, checked and built
+    once, here.  Without a time limit, restart budget or patience, the default stopping rule
+    applies (DEFAULT_PATIENCE restarts without improvement or DEFAULT_SECONDS), so the call
+    terminates; ``bound`` is reported instead of the trivial bound when smaller."""
+    o = OrderingOptions.build(options, rule)
+    bound, max_restarts = o.bound, o.max_restarts
     ub = upper_bound(cache, bound)
     control.improved(bound=ub)
     try:
-        res = ordering_search(cache, rule, seed=seed, max_restarts=max_restarts, patience=patience,
-                              control=control, start=start, restart=restart, kick=kick, kicks=kicks,
-                              window=window, trail=trail, stall=stall, population=population,
-                              generation=generation)
+        res = ordering_search(cache, rule, control=control, **o.search_kwargs())
     except KeyboardInterrupt:       # raised before any DAG exists
         return SolveResult(dag=None, score=-math.inf, upper_bound=ub, status="interrupted",
                            method=rule, message="interrupted by the user")
