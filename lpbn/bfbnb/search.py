@@ -33,6 +33,7 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import dag_of
 from ..options import parse_memory
+from ..bound import tree_bound
 from ..result import DAG, SolveResult
 from ..signals import pending
 from . import kernels as K
@@ -289,8 +290,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                  generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
                  max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk,
                  projected_seconds=projections, obs_restarts=obs.restarts)
-    bound = control.bound if status != "optimal" else max(lb, pruned_max, goal_g)
-    bound = max(bound, lb)
+    bound = control.bound if status != "optimal" else tree_bound(lb, pruned_max, goal_g)
     return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
                        stats=stats, message=message)
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bound import tree_bound
 from ..incumbent import Incumbent
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP, choice_from_eta, is_integral
@@ -120,7 +121,7 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
 
     def report() -> None:
         top = heap[0].bound if heap else -math.inf
-        control.improved(bound=max(top, unsplit, incumbent.score))
+        control.improved(bound=tree_bound(incumbent.score, top, unsplit))
         book()
 
     try:
@@ -151,7 +152,7 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
                 lp = model.solve_lp(control.remaining())
                 if lp.status == "infeasible":
                     continue
-                value, eta = (min(value, lp.value), lp.eta) if lp.status == "optimal" else (value, None)
+                value, eta = (min(value, lp.upper), lp.eta) if lp.status == "optimal" else (value, None)
             if eta is None or control.should_stop(nodes=nodes):   # stopped inside the node's LPs
                 heapq.heappush(heap, _Node(-value, seq, value, node.decisions))
                 seq += 1

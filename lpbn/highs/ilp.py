@@ -41,7 +41,8 @@ from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.numpy_kernels import use_numpy
 from ..lp.separation import incumbent_clusters
-from ..result import MEMORY_LIMIT, OPTIMAL, SolveResult
+from ..bound import mip_margin, with_fixed
+from ..result import ERROR, MEMORY_LIMIT, OPTIMAL, SolveResult
 from ..support_ilp import support_ilp
 
 
@@ -118,7 +119,7 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
         lp = model.solve_lp(control.remaining())
         if lp.status != "optimal":
             break
-        on_lp(lp.value, lp.eta)
+        on_lp(lp.upper, lp.eta)
         new = add_kclusters(model, lp.eta, k_max)
         if not new:
             break
@@ -183,20 +184,22 @@ def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, 
         return stop, ""
     if fix_columns:
         take_feed()
-        keep, _ = _fix_by_reduced_cost(model, control, incumbent.score, stats)
+        keep, floor = _fix_by_reduced_cost(model, control, incumbent.score, stats)
         if keep is not None:
             model.restrict(keep)
+    else:
+        floor = -math.inf
     lp = model.solve_lp(control.remaining())
     if lp.status != "optimal":
         return control.should_stop() or "interrupted", "the root LP was not solved again"
-    # over the candidates left by the fixing; a fixed one is in no DAG above the incumbent
-    control.improved(bound=max(lp.value, incumbent.score))
+    # over the candidates left by the fixing; a fixed one is in no DAG above ``floor``
+    control.improved(bound=with_fixed(lp.upper, floor))
 
     def offer_lp(eta) -> None:
         take_feed()
         incumbent.offer(decode_choice(model.cache, eta))
 
-    status = branch_and_price(model, control, incumbent, bound=lp.value, offer_lp=offer_lp,
+    status = branch_and_price(model, control, incumbent, bound=lp.upper, offer_lp=offer_lp,
                               cut_options=cut_options, stats=stats)
     if status == "interrupted" and not control.should_stop():
         return status, "the branch and price left a node it could not split; the best DAG and bound so far"
@@ -227,8 +230,8 @@ def _fix_by_reduced_cost(model: EtaLP, control, best: float, stats: dict) -> tup
     lp = model.solve_lp(control.remaining())
     if lp.status != "optimal" or lp.row_dual is None:
         return None, -math.inf
-    value, bounds = model.column_bounds(lp.row_dual)
-    control.improved(bound=max(value, best))        # value < best: the incumbent is optimal
+    _, bounds = model.column_bounds(lp.row_dual)
+    control.improved(bound=lp.upper)                # eq. 8 at these duals, with its rounding
     keep = model.allowed & (bounds >= best - FIX_RTOL * max(1.0, abs(best)))
     stats["fixed_by_reduced_cost"] = int(model.allowed.sum() - keep.sum())
     return keep, best
@@ -584,16 +587,16 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         if model.mip_retries:
             stats["mip_presolve_retries"] = model.mip_retries
         if sol.status == "inconsistent":
-            return finish("interrupted", "HiGHS reported an optimal MIP whose objective its own solution "
+            return finish(ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
                           "does not have, with presolve and without; the best DAG and bound so far")
+        margin = mip_margin(cache.n)    # HiGHS's dual bound: no duals to recompute it from
         if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
-            control.improved(bound=max(sol.bound, floor))
+            control.improved(bound=with_fixed(sol.bound + margin, floor), margin=margin)
         cyclic = list(sol.rejected or [])
         if sol.choice is not None:
             if choice_is_acyclic(cache, sol.choice):
                 offer(sol.choice)
                 if sol.status == "optimal":
-                    control.improved(bound=max(sol.bound, sol.value, floor))
                     if control.closed():
                         return finish(OPTIMAL)
                     # HiGHS stopped within a gap of its own (a user's mip_rel_gap, say)
@@ -609,7 +612,8 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
             if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
                 return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
                               "root LP's bound so far")
-            return finish("interrupted", f"HiGHS stopped with status {sol.status}")
+            return finish(ERROR, f"HiGHS's MIP ended with status {sol.status!r}, which lpbn does not "
+                          "expect; the best DAG and bound so far")
         added = 0
         for choice in cyclic:
             cuts = incumbent_clusters(cache, choice)
@@ -620,7 +624,7 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         stats["cuts_incumbent"] += added
         stats["lazy_restarts"] = stats.get("lazy_restarts", 0) + (1 if sol.rejected else 0)
         if not added:
-            return finish("interrupted", "a cyclic incumbent violates no new cluster (numerical trouble)")
+            return finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
         if recut and root_cuts:
             # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
             again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
