@@ -320,11 +320,12 @@ def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl
     """The front door's last word on every answer: a fault the control detected or a bound
     crossing the score (:mod:`lpbn.bound`) is status ``error``; an answer with a DAG gets the
     canonical DAG of its local-score ties (:mod:`lpbn.canonical`)."""
-    if control.fault is not None and result.status != ERROR:
+    if control.fault is not None:
         result.stats = dict(result.stats or {})
-        result.stats["claimed_status"] = result.status
+        result.stats.setdefault("claimed_status", result.status)
         result.status = ERROR
-        result.message = control.fault
+        if control.fault not in result.message:
+            result.message = control.fault + (f" (the method said: {result.message})" if result.message else "")
     # the original's own summation rounding is allowed beside the tolerance
     magnitude = math.fsum(np.maximum.reduceat(np.abs(cache.scores), cache.offsets[:-1]).tolist()) \
         if cache.m else 0.0

@@ -182,7 +182,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
     hstart = rl.h_start()
     stats.update(heuristic=used, groups=[len(gr) for gr in groups], h_start=hstart,
                  heuristic_seconds=time.perf_counter() - t1)
-    control.improved(best=lb, bound=max(lb, min(hstart, ub_extra)), phase="incumbent")
+    control.improved(best=lb, bound=min(hstart, ub_extra), phase="incumbent")
 
     eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
     threshold = lb + eps
@@ -261,7 +261,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                         control.improved(best=lb, layer=level + 1)
             left = remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers)
             projections.append(left)
-            control.improved(bound=max(float(fstate[0]), pruned_max, lb), layer=level + 1,
+            control.improved(bound=tree_bound(lb, float(fstate[0]), pruned_max), layer=level + 1,
                              nodes=out.count, **({} if left is None else {"eta": f"{left:.0f}s"}))
             if left is not None:
                 control.estimate(left, layer=level + 1)
@@ -272,7 +272,7 @@ def solve_bfbnb(cache: ScoreCache, control, *, memory_limit: Any = DEFAULT_MEMOR
                 lb = float(cache.dag_score(inc_dag.parents))
         if status is None:
             status = "optimal"
-            control.improved(best=lb, bound=max(lb, pruned_max, goal_g))
+            control.improved(best=lb, bound=tree_bound(lb, pruned_max, goal_g))
     except KeyboardInterrupt:
         status, message = "interrupted", "interrupted by the user"
     except OSError as exc:
