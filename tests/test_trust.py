@@ -215,9 +215,20 @@ def test_canonical_dag_takes_the_smallest_tied_set_that_keeps_the_graph_acyclic(
 
 
 def test_methods_that_prove_the_same_optimum_print_the_same_dag():
-    cache = _tied_cache()
+    # local-score ties only: c's {a}, {b} and {a, b} score the same; the rest is unique
+    fams = [[(-10.0, ())],
+            [(-10.0, ()), (-9.0, (0,))],
+            [(-10.0, ()), (-8.0, (0,)), (-8.0, (1,)), (-8.0, (0, 1))]]
+    cache = ScoreCache.from_families(["a", "b", "c"], fams, check_feasible=True)
     dags = {m: lpbn.solve(cache, method=m).dag.parents for m in available_methods()}
-    assert len(set(dags.values())) == 1, dags
+    assert set(dags.values()) == {((), (0,), (0,))}, dags
+
+
+def test_ties_between_whole_graphs_are_not_merged():
+    """a -> b and b -> a score the same only as whole graphs (no local tie): left as found."""
+    cache = _tied_cache()
+    for parents in ([(), (0,), (0,)], [(1,), (), (0,)]):
+        assert canonical_dag(cache, DAG(cache.names, parents)).parents == tuple(map(tuple, parents))
 
 
 def test_lpbn_solve_prints_the_same_dag_run_after_run(shared, tmp_path):
