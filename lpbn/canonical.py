@@ -35,12 +35,25 @@ def _reaches(children: list[set[int]], start: int, targets: set[int]) -> bool:
     return False
 
 
+def _index_of(cache: ScoreCache, i: int, parents: tuple[int, ...]) -> int:
+    """The candidate of variable ``i`` with exactly ``parents`` (sorted), or -1 (numpy only:
+    the front door runs this after every solve, also in processes that never load numba)."""
+    lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+    cand = lo + np.flatnonzero(np.asarray(cache.sizes[lo:hi]) == len(parents))
+    if len(parents) and len(cand):
+        at = np.asarray(cache.pset_ptr)[cand][:, None] + np.arange(len(parents))
+        cand = cand[np.all(np.asarray(cache.pset_items)[at] == np.asarray(parents), axis=1)]
+    return int(cand[0]) if len(cand) else -1
+
+
 def canonical_dag(cache: ScoreCache, dag: DAG) -> DAG:
     """The canonical DAG of ``dag``'s local-score ties in ``cache`` (module docstring); ``dag``
     itself when no variable has a tie (or a parent set is not a candidate)."""
     parents = [tuple(ps) for ps in dag.parents]
-    idx = cache.indices_of(parents)
-    if len(parents) != cache.n or np.any(idx < 0):
+    if len(parents) != cache.n:
+        return dag
+    idx = np.array([_index_of(cache, v, ps) for v, ps in enumerate(parents)], dtype=np.int64)
+    if np.any(idx < 0):
         return dag
     scores = np.asarray(cache.scores)
     offsets = np.asarray(cache.offsets)
@@ -66,7 +79,7 @@ def canonical_dag(cache: ScoreCache, dag: DAG) -> DAG:
                 for p in ps:
                     children[p].add(v)
                 parents[v] = ps
-                idx[v] = cache.candidate_index(v, ps)
+                idx[v] = _index_of(cache, v, ps)
                 changed = True
                 break
     return dag if [tuple(p) for p in dag.parents] == parents else DAG(dag.names, parents)

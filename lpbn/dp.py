@@ -83,7 +83,7 @@ def solve_dp(cache: ScoreCache, control: SolveControl, memory_limit: int | None 
     dag = DAG(cache.names, parents)
     score = cache.dag_score(parents)
     # f[full] is the optimum summed in the DP's order, score the DAG's in variable order
-    margin = rounding_margin(float(np.sum(np.abs(cache.scores[cache.indices_of(parents)]))), n)
+    margin = rounding_margin(math.fsum(abs(cache.local_score(i, ps)) for i, ps in enumerate(parents)), n)
     control.improved(best=score, bound=float(f[full]), margin=margin)
     return SolveResult(dag, score, float(f[full]), OPTIMAL, "dp",
                        stats={"subsets": 1 << n, "memory_bytes": need})

@@ -31,20 +31,19 @@ import time
 import highspy
 import numpy as np
 
+from ..bound import mip_margin, with_fixed
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
+from ..lp import numpy_kernels
 from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
 from ..lp.local_cuts import SIZES
-from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
-from ..lp.numpy_kernels import use_numpy
+from ..lp.numpy_kernels import can_use_numpy, numpy_lp, use_numpy
 from ..lp.separation import incumbent_clusters
-from ..bound import mip_margin, with_fixed
 from ..result import ERROR, MEMORY_LIMIT, OPTIMAL, SolveResult
 from ..support_ilp import support_ilp
-
 
 #: re-solves for pricing per round of the root's cut loop before it separates anyway (the
 #: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`), on
@@ -428,12 +427,35 @@ def solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_roo
         re-solves over all of them.  Default: on caches with more than
         COLUMN_GENERATION_ABOVE candidates per variable (with ``numba``).
     numba : bool
-        False: while numba is not loaded in the process, run on caches of at most 64
-        variables without it (numpy twins of the LP and separation kernels,
-        :mod:`lpbn.lp.numpy_kernels`; no greedy cluster growth and no start search), which
-        saves the ~1 s that loading numba and the kernels costs — what ``auto`` tries first on
-        small sparse caches.  True (default): the kernels (faster separation once loaded).
+        False: run on caches of at most 64 variables without it (numpy twins of the LP and
+        separation kernels, :mod:`lpbn.lp.numpy_kernels`; no greedy cluster growth and no
+        start search), which saves the ~1 s that loading numba and the kernels costs — what
+        ``auto`` tries first on small sparse caches.  The same path whether or not an earlier
+        call loaded numba (issue 54).  True (default): the kernels.
     """
+    with numpy_lp(not numba and can_use_numpy(cache.n)):   # an explicit choice, not import state
+        return _solve_highs(cache, control, root_cuts=root_cuts, exact_root=exact_root, prune=prune,
+                            lazy=lazy, recut=recut, subip_time=subip_time, threads=threads, log=log,
+                            max_mip_rounds=max_mip_rounds, memory_limit=memory_limit, acyclicity=acyclicity,
+                            k_max=k_max, start_search=start_search, mip_heuristics=mip_heuristics,
+                            highs_options=highs_options, certificate=certificate,
+                            certificate_time=certificate_time, numba=numba, zero_half=zero_half,
+                            column_generation=column_generation, fix_columns=fix_columns,
+                            support_mip=support_mip, start=start, local_cuts=local_cuts,
+                            incumbent_feed=incumbent_feed, tree=tree, **unknown)
+
+
+def _solve_highs(cache: ScoreCache, control, *, root_cuts: bool = True, exact_root: bool = True,
+                 prune: bool = True, lazy: bool = True, recut: bool = True,
+                 subip_time: float | None = 30.0, threads: int = 1, log: bool = False,
+                 max_mip_rounds: int | None = None, memory_limit: int | None = None,
+                 acyclicity: str = "generation", k_max: int = 3, start_search: bool = True,
+                 mip_heuristics: bool = False, highs_options: dict | None = None,
+                 certificate: bool = False, certificate_time: float | None = None, numba: bool = True,
+                 zero_half: bool | str | None = None, column_generation: bool | None = None,
+                 fix_columns: bool = True, support_mip: bool = True, start=None, local_cuts: int = 0,
+                 incumbent_feed=None, tree: str | None = None, **unknown) -> SolveResult:
+    """The body of :func:`solve_highs` (which chooses the LP helpers' implementation)."""
     if unknown:
         raise InputError(f"method 'highs' has no option(s) {', '.join(sorted(unknown))}")
     if numba:
