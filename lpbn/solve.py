@@ -312,8 +312,34 @@ def _map_back(result: SolveResult, norm) -> None:
     elif math.isfinite(result.score):
         result.score = norm.value_back(result.score)
     result.upper_bound = norm.bound_back(result.upper_bound)
+    _certificate_back(result, norm)
     if result.trace:
         result.trace = [(t, norm.value_back(b), norm.value_back(u)) for t, b, u in result.trace]
+
+
+def _certificate_back(result: SolveResult, norm) -> None:
+    """A certificate recorded on the normalised copy, in the original's units: eq. 8 is linear
+    in the scores and λ together and each variable's shift adds to its maximum, so λ scales by
+    ``2^-exponent`` exactly and a threshold or bound maps like a score (verify recomputes every
+    number from the original cache)."""
+    extra = result.extra or {}
+    scale = math.ldexp(1.0, -norm.exponent)
+    if "certificate_tree" in extra:
+        tree = dict(extra["certificate_tree"])
+        tree["lambda"] = {nid: np.asarray(lam) * scale for nid, lam in tree["lambda"].items()}
+        tree["fixing"] = [dict(f, lam=None, **{"lambda": np.asarray(f["lambda"]) * scale,
+                                               "below": norm.value_back(f["below"])})
+                          for f in tree.get("fixing") or []]
+        for f in tree["fixing"]:
+            f.pop("lam", None)
+        if "bound" in tree:
+            tree["bound"] = norm.bound_back(tree["bound"])
+        extra["certificate_tree"] = tree
+    if "certificate_lp" in extra:
+        lp = dict(extra["certificate_lp"])
+        lp["lambda"] = np.asarray(lp["lambda"]) * scale
+        lp["bound"] = norm.bound_back(lp["bound"])
+        extra["certificate_lp"] = lp
 
 
 def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl, method: str) -> None:
