@@ -262,3 +262,42 @@ def test_lpbn_solve_prints_the_same_dag_run_after_run(instances):
             assert out.returncode == 0, out.stderr
             seen.add(json.dumps(json.loads(out.stdout)["parents"], sort_keys=True))
         assert len(seen) == 1, name
+
+
+# ----------------------------------------------------------------------------- certificates
+def _certified(cache, method):
+    import json
+
+    from lpbn.certificate import CERTIFYING_METHODS, build_certificate, certify_after
+    if method in CERTIFYING_METHODS:
+        res = lpbn.solve(cache, method=method, certificate=True)
+    else:
+        res = certify_after(cache, lpbn.solve(cache, method=method))
+    # through JSON, as `lpbn solve --certificate` writes it and `lpbn verify` reads it
+    return res, json.loads(json.dumps(build_certificate(cache, res))), json.loads(json.dumps(res.to_dict()))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 7))
+def test_every_methods_answer_has_a_certificate_that_verifies(seed, n):
+    from lpbn.verify import verify
+    cache = random_cache(n, seed=seed).prune_dominated()
+    for method in available_methods():
+        res, cert, answer = _certified(cache, method)
+        report = verify(cache, answer, cert)
+        assert report.ok and report.bound_verified, (method, report.summary())
+        assert report.verified_bound >= res.score - 1e-9 * max(1.0, abs(res.score))
+
+
+def test_a_tampered_certificate_after_the_fact_fails(instances):
+    from lpbn.verify import verify
+    cache = lpbn.read_scores(instances / "anchors/gobnilp-bic3/wine.BIC.p3.jkl").prune_dominated()
+    res, cert, answer = _certified(cache, "dp")
+    assert verify(cache, answer, cert).bound_verified
+    for nd in cert["nodes"]:                    # every dual value edited
+        if "lambda" in nd:
+            nd["lambda"]["values"] = [3.0 * x + 1.0 for x in nd["lambda"]["values"]]
+    report = verify(cache, answer, cert)
+    assert not report.ok and report.failures, report.summary()
+    cert["cache"]["sha256"] = "0" * 64          # another cache's certificate
+    assert not verify(cache, answer, cert).ok
