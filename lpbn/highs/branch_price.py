@@ -43,7 +43,7 @@ from ..incumbent import Incumbent
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import incumbent_clusters
-from ..result import DAG, OPTIMAL
+from ..result import DAG, OPTIMAL, OPTIMALITY_TOLERANCE
 from .branching import meets_parent, strong_edge_split
 
 #: cut rounds per node at most; a node's loop also ends once NODE_STALL says it stalls
@@ -57,8 +57,10 @@ NODE_STALL = (3, 0.02)
 NODE_MAX_PRICING = 1
 #: a node's cut loop stops after this many seconds (then it splits at its last LP point)
 NODE_SECONDS = 60.0
-#: a node whose bound is within this (relative) of the incumbent's score is closed
-CLOSE_RTOL = 1e-9
+#: a node whose bound is within this (relative) of the incumbent's score is closed: the one
+#: optimality tolerance (lpbn.bound, docs/trust.md), so a closed node's bound is within the
+#: slack the crossing check allows above the tree bound it leaves behind
+CLOSE_RTOL = OPTIMALITY_TOLERANCE
 
 
 @dataclass(order=True)
