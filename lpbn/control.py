@@ -107,9 +107,18 @@ class SolveControl:
                     self.stop_reason = ERROR
             self.trace.append((self.elapsed(), self.best, self.bound))
             if self.callback is not None:
-                self.callback({"seconds": self.elapsed(), "best": self._out(self.best),
+                self._call({"seconds": self.elapsed(), "best": self._out(self.best),
                                "bound": self._out(self.bound), "gap": self.reported_gap, **info})
         self._maybe_progress(info)
+
+    def _call(self, info: dict[str, Any]) -> None:
+        """The user's callback; an exception it raises is the caller's own, tagged so the front
+        door lets it through (a method's own failure becomes status ``error`` instead)."""
+        try:
+            self.callback(info)
+        except Exception as exc:
+            exc.lpbn_from_callback = True
+            raise
 
     def _out(self, value: float) -> float:
         return value if self.report_map is None else self.report_map(value)
@@ -127,7 +136,7 @@ class SolveControl:
         the method beside it."""
         self.projected = float(seconds_left)
         if self.callback is not None:
-            self.callback({"seconds": self.elapsed(), "best": self._out(self.best),
+            self._call({"seconds": self.elapsed(), "best": self._out(self.best),
                            "bound": self._out(self.bound), "gap": self.reported_gap,
                            "projected_seconds": self.projected, **info})
 

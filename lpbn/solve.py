@@ -257,6 +257,8 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         except (InputError, KeyboardInterrupt, signals.Interrupted):
             raise
         except Exception as exc:
+            if getattr(exc, "lpbn_from_callback", False):
+                raise                      # the user's callback failed: theirs to see
             if signals.pending() is None:
                 result = _failed(work, method, control, exc)
             else:
@@ -357,7 +359,9 @@ def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl
         if cache.m else 0.0
     bound_safety.guard(result, method, bound_safety.rounding_margin(magnitude, cache.n), control.tolerance)
     if result.dag is not None and result.dag.names == cache.names:
-        result.dag = canonical_dag(cache, result.dag)
+        canon = canonical_dag(cache, result.dag)
+        if canon is not result.dag:        # a Markov class's member may differ in the last digits
+            result.dag, result.score = canon, float(cache.dag_score(canon.parents))
 
 
 def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **limits) -> SolveResult:
