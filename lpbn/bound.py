@@ -115,5 +115,14 @@ def with_fixed(bound_rest: float, floor: float) -> float:
     return max(bound_rest, floor)
 
 
-__all__ = ["SOLVER_FEASIBILITY_TOLERANCE", "slack", "closed", "crossing", "guard", "rounding_margin",
-           "mip_margin", "tree_bound", "with_fixed"]
+__all__ = [
+    "SOLVER_FEASIBILITY_TOLERANCE",
+    "closed",
+    "crossing",
+    "guard",
+    "mip_margin",
+    "rounding_margin",
+    "slack",
+    "tree_bound",
+    "with_fixed",
+]

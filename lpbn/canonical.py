@@ -202,4 +202,4 @@ def _local_ties(cache: ScoreCache, parents: list, idx: np.ndarray) -> None:
                 break
 
 
-__all__ = ["canonical_dag", "COVERED_RTOL"]
+__all__ = ["COVERED_RTOL", "canonical_dag"]

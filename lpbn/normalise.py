@@ -83,11 +83,11 @@ def plan(cache: ScoreCache) -> Normalisation | None:
     shift = np.asarray(cache.best_unconstrained(), dtype=np.float64)
     shifted = scores - shift[cache.family]
     span = float(np.max(np.abs(shifted)))
-    exponent = 0 if span == 0.0 else int(round(math.log2(TARGET / span)))
+    exponent = 0 if span == 0.0 else round(math.log2(TARGET / span))
     copy = ScoreCache(cache.names, cache.offsets, np.ldexp(shifted, exponent), cache.pset_ptr,
                       cache.pset_items, meta=dict(cache.meta, normalised=True), source=cache.source,
                       check_feasible=False)
     return Normalisation(cache, copy, shift, exponent)
 
 
-__all__ = ["Normalisation", "plan", "SANE_LOW", "SANE_HIGH", "TARGET"]
+__all__ = ["SANE_HIGH", "SANE_LOW", "TARGET", "Normalisation", "plan"]

@@ -91,7 +91,7 @@ def _lower(fn, by=50.0):
 def _plant(method, monkeypatch):
     """Lower the bound at its source in ``method`` by far more than any tolerance."""
     if method == "dp":
-        import lpbn.dp as dp
+        from lpbn import dp
 
         for name in ("_solve_numpy", "_solve_numba"):
             orig = getattr(dp, name)
@@ -106,9 +106,13 @@ def _plant(method, monkeypatch):
                 return f, leaf
             monkeypatch.setattr(dp, name, planted)
     elif method == "brute":
-        import lpbn.brute as brute
+        from lpbn import brute
         orig = brute._enumerate
-        monkeypatch.setattr(brute, "_enumerate", lambda *a: (lambda c, b: (c, b - 50.0))(*orig(*a)))
+
+        def planted(*a):
+            choice, best = orig(*a)
+            return choice, best - 50.0
+        monkeypatch.setattr(brute, "_enumerate", planted)
     elif method in ("dual", "race"):
         from lpbn.dual.state import DualState
         monkeypatch.setattr(DualState, "value", _lower(DualState.value))
@@ -116,10 +120,10 @@ def _plant(method, monkeypatch):
         from lpbn.lp.model import EtaLP
         monkeypatch.setattr(EtaLP, "safe_bound", _lower(EtaLP.safe_bound))
     elif method == "bfbnb":
-        import lpbn.bfbnb.search as search
+        from lpbn.bfbnb import search
         monkeypatch.setattr(search, "tree_bound", _lower(search.tree_bound))
     elif method in ("obs", "asobs"):
-        import lpbn.certified as certified
+        from lpbn import certified
         monkeypatch.setattr(certified, "trivial_bound", _lower(certified.trivial_bound))
     else:
         pytest.skip(f"no planting rule for method {method!r}")
@@ -258,7 +262,7 @@ def test_lpbn_solve_prints_the_same_dag_run_after_run(instances):
         seen = set()
         for _ in range(3):
             out = subprocess.run([sys.executable, "-m", "lpbn", "solve", str(path), "--format", "json"],
-                                 capture_output=True, text=True, cwd=ROOT.parent, timeout=300)
+                                 capture_output=True, text=True, cwd=ROOT.parent, timeout=300, check=False)
             assert out.returncode == 0, out.stderr
             seen.add(json.dumps(json.loads(out.stdout)["parents"], sort_keys=True))
         assert len(seen) == 1, name
@@ -292,7 +296,7 @@ def test_every_methods_answer_has_a_certificate_that_verifies(seed, n):
 def test_a_tampered_certificate_after_the_fact_fails(instances):
     from lpbn.verify import verify
     cache = lpbn.read_scores(instances / "anchors/gobnilp-bic3/wine.BIC.p3.jkl").prune_dominated()
-    res, cert, answer = _certified(cache, "dp")
+    _, cert, answer = _certified(cache, "dp")
     assert verify(cache, answer, cert).bound_verified
     for nd in cert["nodes"]:                    # every dual value edited
         if "lambda" in nd:
