@@ -254,8 +254,8 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
             result = _compiled_in_time(work, method, control, options)
             if result is None:
                 result = fn(work, control, **options)
-        except (InputError, KeyboardInterrupt, signals.Interrupted):
-            raise
+        except (InputError, KeyboardInterrupt, MemoryError):
+            raise                          # bad input, a stop, out of memory: as before
         except Exception as exc:
             if getattr(exc, "lpbn_from_callback", False):
                 raise                      # the user's callback failed: theirs to see
