@@ -329,11 +329,8 @@ def _certificate_back(result: SolveResult, norm) -> None:
     if "certificate_tree" in extra:
         tree = dict(extra["certificate_tree"])
         tree["lambda"] = {nid: np.asarray(lam) * scale for nid, lam in tree["lambda"].items()}
-        tree["fixing"] = [dict(f, lam=None, **{"lambda": np.asarray(f["lambda"]) * scale,
-                                               "below": norm.value_back(f["below"])})
+        tree["fixing"] = [{**f, "lambda": np.asarray(f["lambda"]) * scale, "below": norm.value_back(f["below"])}
                           for f in tree.get("fixing") or []]
-        for f in tree["fixing"]:
-            f.pop("lam", None)
         if "bound" in tree:
             tree["bound"] = norm.bound_back(tree["bound"])
         extra["certificate_tree"] = tree
