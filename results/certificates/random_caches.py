@@ -1,5 +1,5 @@
 """Every method's certificate on random caches (issue 54): for each seed, a random cache
-(lpbn.testing.random_cache, 3-8 variables), every method of lpbn.solve.available_methods(),
+(lpbn.testing.random_cache, 3-7 variables: brute refuses some of 8), every method of lpbn.solve.available_methods(),
 the answer certified (its own, or lpbn.certificate.certify_after) and checked by lpbn.verify
 through JSON.  Prints the counts per method and any failure.
 
@@ -25,7 +25,7 @@ def main(count: int) -> None:
     seconds = {m: 0.0 for m in methods}
     size = {m: 0 for m in methods}
     for seed in range(count):
-        cache = random_cache(3 + seed % 6, seed=seed).prune_dominated()
+        cache = random_cache(3 + seed % 5, seed=seed).prune_dominated()
         for m in methods:
             res = lpbn.solve(cache, m, certificate=True) if m in CERTIFYING_METHODS else \
                 certify_after(cache, lpbn.solve(cache, m))
