@@ -146,8 +146,8 @@ class SolveControl:
 
     def closed(self) -> bool:
         """True when the best score meets the bound within the tolerance policy
-        (:func:`lpbn.bound.closed`: the optimality tolerance or the bound's own margin,
-        whichever is larger); never after a fault."""
+        (:func:`lpbn.bound.closed`: the optimality tolerance plus the bound's own margin);
+        never after a fault."""
         return self.fault is None and bound_safety.closed(self.best, self.bound, self.margin, self.tolerance)
 
     def should_stop(self, nodes: int | None = None) -> str | None:
