@@ -39,8 +39,9 @@ def solve_brute(cache: ScoreCache, control: SolveControl, **options) -> SolveRes
     best_choice, best = _enumerate(cache.masks, cache.scores, cache.offsets)
     parents = [cache.parents(int(j)) for j in best_choice]
     score = cache.dag_score(parents)
-    control.improved(best=score, bound=score)
-    return SolveResult(DAG(cache.names, parents), score, score, OPTIMAL, "brute",
+    # the enumeration's maximum is the bound (every DAG was scored), the DAG's own sum its score
+    control.improved(best=score, bound=float(best))
+    return SolveResult(DAG(cache.names, parents), score, float(best), OPTIMAL, "brute",
                        stats={"combinations": combos})
 
 

@@ -359,11 +359,14 @@ class ScoreCache:
             raise ValueError("select would leave a variable without candidates")
         return self._take(keep)
 
-    def prunes_with_numpy(self) -> bool:
+    def prunes_with_numpy(self, cold: bool | None = None) -> bool:
         """Whether :meth:`prune_dominated` runs in numpy (n <= 64 and few candidate pairs, or
-        more pairs while numba is not loaded) rather than a numba kernel."""
+        more pairs while numba is not loaded) rather than a numba kernel.  The two give the
+        same cache; ``cold=True`` asks the question for a process without numba whatever this
+        one has loaded (a decision must not depend on import state, issue 54)."""
         pairs = float(np.sum(np.diff(self.offsets).astype(np.float64) ** 2))
-        return self.n <= 64 and (pairs <= SMALL_PAIRS or (pairs <= COLD_PAIRS and "numba" not in sys.modules))
+        cold = "numba" not in sys.modules if cold is None else cold
+        return self.n <= 64 and (pairs <= SMALL_PAIRS or (pairs <= COLD_PAIRS and cold))
 
     def prune_dominated(self) -> "ScoreCache":
         """Drop every candidate U of X for which some candidate U' ⊂ U scores >= U.

@@ -1,6 +1,7 @@
 """Bound certificates: what proves a result's upper bound, in a file anyone can check.
 
-``lpbn solve --certificate FILE`` (``method`` ``dual`` or ``highs``) writes one JSON object
+``lpbn solve --certificate FILE`` (every method; ``dual`` and ``highs`` record their own, the
+others are certified after the fact by :func:`certify_after`) writes one JSON object
 (gzip when FILE ends in ``.gz``), checked by ``lpbn verify`` (:mod:`lpbn.verify`, plain
 numpy, no solver code)::
 
@@ -59,11 +60,38 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
 
 
 def certify_options(method: str) -> dict[str, Any]:
-    """The method options that make ``method`` record what its certificate needs."""
+    """The method options that make ``method`` record what its certificate needs (``dual`` and
+    ``highs``; every other method is certified after the fact, :func:`certify_after`)."""
     if method not in CERTIFYING_METHODS:
-        raise InputError(f"certificates are written by methods {' and '.join(CERTIFYING_METHODS)} only, "
-                         f"not {method!r}")
+        raise InputError(f"methods {' and '.join(CERTIFYING_METHODS)} record their own certificate, not "
+                         f"{method!r} (see lpbn.certificate.certify_after)")
     return {"certificate": True}
+
+
+def certify_after(cache: ScoreCache, result: SolveResult, time_limit: float | None = None) -> SolveResult:
+    """A certificate for the answer of a method that records none (``dp``, ``bfbnb``, ``brute``,
+    ``obs``, ``asobs``, ``race``, ``pulp-cbc``, ``auto``'s other paths): the dual's branch and
+    bound (:mod:`lpbn.dual`) run with ``certificate=True`` and the answer's DAG as its incumbent,
+    within ``time_limit``.  Valid whatever the first method did: eq. 8 of Jaakkola et al. 2010
+    bounds every DAG of a node for any λ >= 0, the tree's leaves cover every DAG, and the
+    incumbent only lets the tree prune nodes whose bound is below a DAG that exists; with the
+    optimum as incumbent the tree is the smallest the dual can prove it with.  The answer keeps
+    its DAG, score, status and bound; the certificate (``extra["certificate_tree"]``) proves the
+    dual's bound, ``covers: "partial"`` when the time ran out (verify then reports the bound
+    the unfinished tree proves).  Returns ``result``."""
+    from .solve import solve
+    if result.dag is None:
+        raise InputError(f"no DAG to certify (status {result.status})")
+    proof = solve(cache, "dual", time_limit=time_limit, certificate=True, incumbent=result.dag)
+    tree = dict(proof.extra["certificate_tree"])
+    tree["bound"] = proof.upper_bound
+    if proof.status != "optimal":
+        tree["covers"] = "partial"
+    result.extra = dict(result.extra or {}, certificate_tree=tree)
+    result.stats = dict(result.stats or {})
+    result.stats["certificate_by"] = {"method": "dual", "status": proof.status, "bound": proof.upper_bound,
+                                      "seconds": round(proof.seconds, 3)}
+    return result
 
 
 def _names(cache: ScoreCache, row: np.ndarray) -> list[str]:

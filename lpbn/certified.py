@@ -140,7 +140,6 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, **optio
                      dual_status=dual.status)
         if dual.dag is not None and dual.score > best:
             best_choice, best = cache.indices_of(dual.dag.parents), dual.score
-    ub = max(ub, best)
     control.improved(best=best, bound=ub)
     status, message = _status(control, search, dual, best, ub)
     dag = search.dag(cache) if best_choice is search.choice else dag_of(cache, best_choice)
@@ -331,7 +330,6 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
         if kept < ub:               # its bound so far: every bound a method reports is valid
             ub = kept
             stats["dual_bound_published"] = kept
-    ub = max(ub, best)
     control.improved(best=best, bound=ub)
     status, message = _status(control, search, _Dual(dual["status"]) if dual else None, best, ub)
     if dual is None:
@@ -349,7 +347,7 @@ def _merged_trace(own, offset, dual_trace, best, ub):
     out, hi, lo = [], -math.inf, math.inf
     for t, b, u in points:
         hi, lo = max(hi, b), min(lo, u)
-        out.append((t, hi, max(lo, hi)))
+        out.append((t, hi, lo))
     if out:
         out.append((out[-1][0], best, ub))
     return out

@@ -741,7 +741,7 @@ def solve_constrained(cache, method: str = "auto", constraints: Any = None, *, p
         res = SolveResult(None, -math.inf, upper, next(r.status for r in solved if r.status != INFEASIBLE)
                           if solved else INTERRUPTED, method)
     else:
-        res = SolveResult(best.dag, best.score, max(upper, best.score), OPTIMAL, best.method,
+        res = SolveResult(best.dag, best.score, upper, OPTIMAL, best.method,
                           stats=dict(best.stats), extra=best.extra)
         if relative_gap(res.score, res.upper_bound) > OPTIMALITY_TOLERANCE:
             pending = [r.status for r in solved if r.status != OPTIMAL]

@@ -12,15 +12,18 @@ import sys
 import time
 from typing import Any, Callable
 
+from . import bound as bound_safety
 from . import signals
 from .errors import InputError
-from .result import INTERRUPTED, OPTIMALITY_TOLERANCE, relative_gap
+from .result import ERROR, INTERRUPTED, OPTIMALITY_TOLERANCE, relative_gap
 
 
 class SolveControl:
     """Limits, trace and progress shared by every method.
 
-    Methods call :meth:`improved` whenever their best score or bound changes, and poll
+    Methods call :meth:`improved` whenever their best score or bound changes (every bound
+    passes :func:`lpbn.bound.crossing` there: a bound below the best score is a detected
+    fault, :attr:`fault`, and the run stops with status ``error``), and poll
     :meth:`should_stop` in their loops; a stop returns the best so far, never raises.
     SIGINT and SIGTERM during :func:`solve` are such a stop (``"interrupted"``, see
     :mod:`lpbn.signals`): poll at least about once a second, and check
@@ -42,6 +45,16 @@ class SolveControl:
         self.start = time.perf_counter()
         self.best = -math.inf
         self.bound = math.inf
+        #: the error the current bound's computation carries (:mod:`lpbn.bound`), allowed in
+        #: :meth:`closed` and in the crossing check
+        self.margin = 0.0
+        #: the method named in fault messages (the front door sets it)
+        self.method = "?"
+        #: a detected fault (:func:`lpbn.bound.crossing`'s message), or None
+        self.fault: str | None = None
+        #: ``fn(value) -> value`` mapping reported scores and bounds to the caller's units (a
+        #: normalised solve, :mod:`lpbn.normalise`); None: identity
+        self.report_map: Callable[[float], float] | None = None
         self.trace: list[tuple[float, float, float]] = []
         self.stop_reason: str | None = None
         self._last_progress = self.start
@@ -70,21 +83,50 @@ class SolveControl:
         """Seconds left before the time limit (inf without one)."""
         return math.inf if self.time_limit is None else max(0.0, self.time_limit - self.elapsed())
 
-    def improved(self, best: float | None = None, bound: float | None = None, **info) -> None:
-        """Record a new best score and/or upper bound (kept monotone), trace it, report it."""
+    def improved(self, best: float | None = None, bound: float | None = None, margin: float = 0.0,
+                 **info) -> None:
+        """Record a new best score and/or upper bound (kept monotone), trace it, report it.
+
+        ``margin`` is the error the bound's computation carries (:mod:`lpbn.bound`: rounding
+        for a bound from duals, the solver's tolerance for a MIP's dual bound).  Every change
+        is checked: a bound below the best score by more than :func:`lpbn.bound.slack` is a
+        fault (:attr:`fault`; the run stops with status ``error``), never clamped."""
         changed = False
         if best is not None and best > self.best:
             self.best = float(best)
             changed = True
         if bound is not None and bound < self.bound:
             self.bound = float(bound)
+            self.margin = float(margin)
             changed = True
         if changed:
+            if self.fault is None:
+                self.fault = bound_safety.crossing(self.method, self.best, self.bound, self.margin,
+                                                   self.tolerance)
+                if self.fault is not None:
+                    self.stop_reason = ERROR
             self.trace.append((self.elapsed(), self.best, self.bound))
             if self.callback is not None:
-                self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
-                               "gap": self.gap, **info})
+                self._call({"seconds": self.elapsed(), "best": self._out(self.best),
+                               "bound": self._out(self.bound), "gap": self.reported_gap, **info})
         self._maybe_progress(info)
+
+    def _call(self, info: dict[str, Any]) -> None:
+        """The user's callback; an exception it raises is the caller's own, tagged so the front
+        door lets it through (a method's own failure becomes status ``error`` instead)."""
+        try:
+            self.callback(info)
+        except Exception as exc:
+            exc.lpbn_from_callback = True
+            raise
+
+    def _out(self, value: float) -> float:
+        return value if self.report_map is None else self.report_map(value)
+
+    @property
+    def reported_gap(self) -> float:
+        """The gap in the caller's units (:attr:`report_map`)."""
+        return relative_gap(self._out(self.best), self._out(self.bound))
 
     def estimate(self, seconds_left: float, **info) -> None:
         """Record the method's projection of the seconds it still needs (``inf``: more than it
@@ -94,25 +136,30 @@ class SolveControl:
         the method beside it."""
         self.projected = float(seconds_left)
         if self.callback is not None:
-            self.callback({"seconds": self.elapsed(), "best": self.best, "bound": self.bound,
-                           "gap": self.gap, "projected_seconds": self.projected, **info})
+            self._call({"seconds": self.elapsed(), "best": self._out(self.best),
+                           "bound": self._out(self.bound), "gap": self.reported_gap,
+                           "projected_seconds": self.projected, **info})
 
     @property
     def gap(self) -> float:
         return relative_gap(self.best, self.bound)
 
     def closed(self) -> bool:
-        """True when the best score meets the bound within the optimality tolerance."""
-        return self.gap <= self.tolerance
+        """True when the best score meets the bound within the tolerance policy
+        (:func:`lpbn.bound.closed`: the optimality tolerance plus the bound's own margin);
+        never after a fault."""
+        return self.fault is None and bound_safety.closed(self.best, self.bound, self.margin, self.tolerance)
 
     def should_stop(self, nodes: int | None = None) -> str | None:
         """The status to stop with (``interrupted``/``time_limit``/``gap_limit``/``node_limit``)
         or None."""
-        if self.stop_reason is None and signals.pending() is not None:
+        if self.fault is not None:
+            self.stop_reason = ERROR
+        elif self.stop_reason is None and signals.pending() is not None:
             self.stop_reason = INTERRUPTED
         elif self.time_limit is not None and self.elapsed() >= self.time_limit:
             self.stop_reason = "time_limit"
-        elif self.gap_limit is not None and self.gap <= self.gap_limit and math.isfinite(self.best):
+        elif self.gap_limit is not None and self.reported_gap <= self.gap_limit and math.isfinite(self.best):
             self.stop_reason = "gap_limit"
         elif self.node_limit is not None and nodes is not None and nodes >= self.node_limit:
             self.stop_reason = "node_limit"
@@ -132,5 +179,5 @@ class SolveControl:
             return
         self._last_progress = now
         extra = " ".join(f"{k}={v}" for k, v in info.items())
-        print(f"[{self.elapsed():8.1f}s] best {self.best:.6f}  bound {self.bound:.6f}  "
-              f"gap {self.gap:.3%} {extra}", file=sys.stderr, flush=True)
+        print(f"[{self.elapsed():8.1f}s] best {self._out(self.best):.6f}  bound {self._out(self.bound):.6f}  "
+              f"gap {self.reported_gap:.3%} {extra}", file=sys.stderr, flush=True)

@@ -26,6 +26,7 @@ import numpy as np
 
 from .cache import ScoreCache
 from .errors import ResourceLimitError
+from .bound import rounding_margin
 from .options import MEMORY, THREADS, MethodOptions, opt, parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
 from .control import SolveControl
@@ -94,8 +95,10 @@ def solve_dp(cache: ScoreCache, control: SolveControl, **options) -> SolveResult
     parents = backtrack(cache, leaf, full)
     dag = DAG(cache.names, parents)
     score = cache.dag_score(parents)
-    control.improved(best=score, bound=max(score, float(f[full])))
-    return SolveResult(dag, score, max(score, float(f[full])), OPTIMAL, "dp",
+    # f[full] is the optimum summed in the DP's order, score the DAG's in variable order
+    margin = rounding_margin(math.fsum(abs(cache.local_score(i, ps)) for i, ps in enumerate(parents)), n)
+    control.improved(best=score, bound=float(f[full]), margin=margin)
+    return SolveResult(dag, score, float(f[full]), OPTIMAL, "dp",
                        stats={"subsets": 1 << n, "memory_bytes": need})
 
 

@@ -78,7 +78,7 @@ class Incumbent:
         """The SolveResult with this incumbent, the best bound of ``control`` (a
         :class:`~lpbn.control.SolveControl`) and its trace."""
         dag = dag_of(self.cache, self.choice) if self.choice is not None else None
-        bound = max(control.bound, self.score) if math.isfinite(control.bound) else math.inf
+        bound = control.bound     # checked against the score by the control, never clamped
         return SolveResult(dag=dag, score=self.score, upper_bound=bound, status=status,
                            method=method, stats=stats, trace=list(control.trace), message=message,
                            extra=extra or {})

@@ -144,17 +144,17 @@ def _search_meta(ds, score: str, ess: float, max_parents) -> dict[str, Any]:
 
 
 def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
-    """The solve's result, or the search's incumbent DAG when that scores higher (its families
-    are in the cache, so the cache's bound still holds for it; the bound is kept, raised to the
-    incumbent's score if needed)."""
+    """The solve's result, or the search's incumbent DAG when that scores higher.  Its families
+    are in the cache, so the cache's bound holds for it as it is: a bound below the incumbent
+    is a detected fault (:func:`lpbn.bound.guard`, status ``error``), never raised to meet it."""
+    from .bound import guard
     from .result import DAG
     if res.dag is not None and res.score >= outcome.score - 1e-9 * (1.0 + abs(outcome.score)):
         return res
     res.dag = DAG(names, outcome.parents)
     res.score = outcome.score
-    res.upper_bound = max(res.upper_bound, outcome.score)
     res.message = (res.message + "; " if res.message else "") + "the DAG is the search's incumbent (above the solve's)"
-    return res
+    return guard(res)
 
 
 def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,

@@ -74,8 +74,9 @@ AUTO_SCALE_METHOD = "asobs"
 #: by ASOBS beside the ILP).
 AUTO_SEARCH_HIGHS_MIN_N = 300
 AUTO_WIDE_RACE_METHODS = ("highs", "dual")
-#: From AUTO_LIGHT_MIN_DP_N variables, while numba is not loaded in the process (a fresh
-#: ``lpbn solve``), a sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
+#: From AUTO_LIGHT_MIN_DP_N variables (whether or not an earlier call in the process loaded
+#: numba: the rule reads the cache's size only, issue 54; a fresh ``lpbn solve`` has not), a
+#: sparse cache (at most AUTO_LIGHT_MAX_DENSITY candidates per variable)
 #: that the HiGHS ILP can solve without numba (its option ``numba=False``, :func:`numba_free`)
 #: is first given to it for AUTO_LIGHT_SECONDS: loading numba and a method's cached kernels
 #: costs about a second per process, more than the whole solve of such caches
@@ -136,8 +137,10 @@ def numba_free(cache: ScoreCache, method: str, options: dict | None = None) -> b
         from .dp import numpy_path
         return numpy_path(cache.n)
     if method == "highs" and (options or {}).get("numba", True) is False:
-        from .lp.numpy_kernels import use_numpy
-        return use_numpy(cache.n) and cache.prunes_with_numpy()
+        # sizes only, never what this process has imported (issue 54: the same call takes the
+        # same path): inside them the ILP runs its numpy twins (lpbn.lp.numpy_kernels.numpy_lp)
+        from .lp.numpy_kernels import can_use_numpy
+        return can_use_numpy(cache.n) and cache.prunes_with_numpy(cold=True)
     return False
 
 

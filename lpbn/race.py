@@ -243,7 +243,7 @@ def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
     elif other is not None and own.status != OPTIMAL:
         if other.score > own.score:
             res = other
-        res.upper_bound = max(min(own.upper_bound, other.upper_bound), res.score)
+        res.upper_bound = min(own.upper_bound, other.upper_bound)   # both valid
         race["winner"] = None
     else:
         race["winner"] = own.method if own.status == OPTIMAL else None

@@ -19,12 +19,14 @@ NODE_LIMIT = "node_limit"
 MEMORY_LIMIT = "memory_limit"
 INTERRUPTED = "interrupted"
 INFEASIBLE = "infeasible"
-#: the underlying solver (HiGHS) stopped with a status lpbn does not expect (a solve error,
-#: numerical trouble): not a signal, not a limit; the message names the solver's status
-SOLVER_ERROR = "solver_error"
-STATUSES = (OPTIMAL, TIME_LIMIT, GAP_LIMIT, NODE_LIMIT, MEMORY_LIMIT, INTERRUPTED, INFEASIBLE, SOLVER_ERROR)
+#: a detected fault: a bound crossed the incumbent (:mod:`lpbn.bound`) or the solver failed;
+#: the DAG (if any) is still a DAG of the cache with its score, but nothing is claimed
+ERROR = "error"
+STATUSES = (OPTIMAL, TIME_LIMIT, GAP_LIMIT, NODE_LIMIT, MEMORY_LIMIT, INTERRUPTED, INFEASIBLE, ERROR)
 
-#: Default relative tolerance under which a gap counts as closed (documented in README).
+#: The relative tolerance under which a gap counts as closed, the one constant of the
+#: tolerance policy (docs/trust.md, :func:`lpbn.bound.slack`): never tighter than the bound's
+#: own error, which :mod:`lpbn.bound` adds where a bound carries one.
 OPTIMALITY_TOLERANCE = 1e-9
 
 
@@ -161,11 +163,13 @@ def relative_gap(score: float, upper_bound: float) -> float:
     """``(upper_bound - score) / max(|score|, 1)``; ``inf`` without a solution or bound.
 
     Scores are log-scores (higher is better), so the gap is non-negative when the bound is
-    valid.  The denominator guards against scores near zero.
+    valid; a negative gap is reported as it is (never floored at 0): it means the bound is
+    invalid, which :mod:`lpbn.bound` turns into status ``error``.  The denominator guards
+    against scores near zero.
     """
     if not (math.isfinite(score) and math.isfinite(upper_bound)):
         return math.inf
-    return max(0.0, (upper_bound - score) / max(abs(score), 1.0))
+    return (upper_bound - score) / max(abs(score), 1.0)
 
 
 @dataclass
@@ -184,7 +188,9 @@ class SolveResult:
         :func:`relative_gap` of score and bound.
     status : str
         One of ``optimal, time_limit, gap_limit, node_limit, memory_limit, interrupted,
-        infeasible, solver_error``.  Anything but ``optimal`` means the DAG is the best found so far.
+        infeasible, error``.  Anything but ``optimal`` means the DAG is the best found so far;
+        ``error`` that a fault was detected (a bound below the DAG's score, a solver failure:
+        ``message`` says which) and nothing is claimed.
     method, seconds, stats, trace
         Method name, wall seconds, method-specific counters, and the list of
         ``(seconds, best score, upper bound)`` at every improvement.

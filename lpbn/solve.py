@@ -15,15 +15,19 @@ import os
 import threading
 from typing import Any, Callable
 
-from . import signals
+import numpy as np
+
+from . import bound as bound_safety
+from . import normalise, signals
 from .cache import ScoreCache
+from .canonical import canonical_dag
 from .control import SolveControl
 from .errors import InputError
 from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
                         AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
                         AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options, race_alone,
                         borrow, light_first, numba_free)
-from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
+from .result import ERROR, INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 from .scope import bound_scope
 
 #: name -> "module:function" (imported lazily) or a callable.
@@ -242,37 +246,134 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
     control.lender = borrow
+    control.method = method
+    norm = normalise.plan(cache)
+    work = cache if norm is None else norm.cache
+    if norm is not None:
+        control.report_map = norm.value_back
     with signals.stop_on_signals():
         control.announce(f"method {method}: {cache.n} variables, {cache.m} candidate parent sets"
                          + ("; SIGINT (Ctrl-C) or SIGTERM stops with the best so far"
-                            if threading.current_thread() is threading.main_thread() else ""))
+                            if threading.current_thread() is threading.main_thread() else "")
+                         + (f"; scores normalised (shift per variable, x 2^{norm.exponent})" if norm else ""))
         try:
-            result = _compiled_in_time(cache, method, control, options)
+            result = _compiled_in_time(work, method, control, options)
             if result is None:
-                result = fn(cache, control, **options)
+                result = fn(work, control, **options)
+        except (InputError, KeyboardInterrupt, MemoryError):
+            raise                          # bad input, a stop, out of memory: as before
         except Exception as exc:
+            if getattr(exc, "lpbn_from_callback", False):
+                raise                      # the user's callback failed: theirs to see
             if signals.pending() is None:
-                raise
-            # a method that failed while stopping: still a stop, not an internal error
-            raise signals.Interrupted(signals.pending(), f"interrupted by "
-                                      f"{signals.signal_name(signals.pending())}; the method failed "
-                                      f"while stopping ({type(exc).__name__}: {exc})") from exc
+                result = _failed(work, method, control, exc)
+            else:
+                # a method that failed while stopping: still a stop, not an internal error
+                raise signals.Interrupted(signals.pending(), f"interrupted by "
+                                          f"{signals.signal_name(signals.pending())}; the method failed "
+                                          f"while stopping ({type(exc).__name__}: {exc})") from exc
         signum = signals.pending()
+    return _wrap_up(cache, work, norm, control, method, result, signum)
+
+
+def _wrap_up(cache: ScoreCache, work: ScoreCache, norm, control: SolveControl, method: str,
+             result: SolveResult, signum) -> SolveResult:
+    """The front door's last steps on a method's result: a trivial bound where the method had
+    none, the normalised cache's values mapped back, the checks (:mod:`lpbn.bound`), the
+    signal that stopped it, timings, trace and the bound's scope."""
     if result.status not in (OPTIMAL, INFEASIBLE) and not math.isfinite(result.upper_bound) \
             and result.dag is not None:
         # stopped before the method had a bound: each variable's best score sums to one
-        result.upper_bound = max(float(cache.best_unconstrained().sum()), result.score)
+        result.upper_bound = math.fsum(work.best_unconstrained().tolist())
+    if norm is not None:
+        _map_back(result, norm)
+    _finish_checks(cache, result, control, method)
     if signum is not None:
         result.stats["interrupted_by"] = signals.signal_name(signum)
-        if result.status not in (OPTIMAL, INFEASIBLE):
+        if result.status not in (OPTIMAL, INFEASIBLE, ERROR):
             result.status = INTERRUPTED
             result.message = result.message or f"interrupted by {signals.signal_name(signum)}"
     result.seconds = control.elapsed()
     if not result.trace:
         result.trace = list(control.trace)
+        if norm is not None:
+            result.trace = [(t, norm.value_back(b), norm.value_back(u)) for t, b, u in result.trace]
     result.method = result.method or method
     result.bound_scope = bound_scope(cache.meta)
     return result
+
+
+def _failed(cache: ScoreCache, method: str, control: SolveControl, exc: Exception) -> SolveResult:
+    """A method that raised (a solver failure, not bad input): status ``error`` with a quick
+    DAG (:func:`lpbn.warmup.quick_dag`, numpy only) and the best bound the method reported,
+    the exception named in the message: never a traceback for a valid cache."""
+    from .result import DAG
+    from .warmup import quick_dag
+    choice, score = quick_dag(cache)
+    dag = DAG(cache.names, [cache.parents(int(j)) for j in choice]) if math.isfinite(score) else None
+    bound = min(control.bound, math.fsum(cache.best_unconstrained().tolist()))
+    return SolveResult(dag, score if dag is not None else -math.inf, bound, ERROR, method,
+                       stats={"exception": f"{type(exc).__name__}: {exc}"},
+                       message=f"method {method!r} failed ({type(exc).__name__}: {exc}); a quick DAG and "
+                               "the best bound it had reported are returned, nothing is claimed")
+
+
+def _map_back(result: SolveResult, norm) -> None:
+    """A result on a normalised copy (:mod:`lpbn.normalise`) in the original's units: the same
+    graph scored on the original cache, the bound mapped back with its error term."""
+    result.stats = dict(result.stats or {})
+    result.stats["normalised"] = {"exponent": norm.exponent, "offset": norm.offset,
+                                  "score": result.score, "upper_bound": result.upper_bound}
+    if result.dag is not None:
+        result.score = float(norm.original.dag_score(result.dag.parents))
+    elif math.isfinite(result.score):
+        result.score = norm.value_back(result.score)
+    result.upper_bound = norm.bound_back(result.upper_bound)
+    _certificate_back(result, norm)
+    if result.trace:
+        result.trace = [(t, norm.value_back(b), norm.value_back(u)) for t, b, u in result.trace]
+
+
+def _certificate_back(result: SolveResult, norm) -> None:
+    """A certificate recorded on the normalised copy, in the original's units: eq. 8 is linear
+    in the scores and λ together and each variable's shift adds to its maximum, so λ scales by
+    ``2^-exponent`` exactly and a threshold or bound maps like a score (verify recomputes every
+    number from the original cache)."""
+    extra = result.extra or {}
+    scale = math.ldexp(1.0, -norm.exponent)
+    if "certificate_tree" in extra:
+        tree = dict(extra["certificate_tree"])
+        tree["lambda"] = {nid: np.asarray(lam) * scale for nid, lam in tree["lambda"].items()}
+        tree["fixing"] = [{**f, "lambda": np.asarray(f["lambda"]) * scale, "below": norm.value_back(f["below"])}
+                          for f in tree.get("fixing") or []]
+        if "bound" in tree:
+            tree["bound"] = norm.bound_back(tree["bound"])
+        extra["certificate_tree"] = tree
+    if "certificate_lp" in extra:
+        lp = dict(extra["certificate_lp"])
+        lp["lambda"] = np.asarray(lp["lambda"]) * scale
+        lp["bound"] = norm.bound_back(lp["bound"])
+        extra["certificate_lp"] = lp
+
+
+def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl, method: str) -> None:
+    """The front door's last word on every answer: a fault the control detected or a bound
+    crossing the score (:mod:`lpbn.bound`) is status ``error``; an answer with a DAG gets the
+    canonical DAG of its local-score ties (:mod:`lpbn.canonical`)."""
+    if control.fault is not None:
+        result.stats = dict(result.stats or {})
+        result.stats.setdefault("claimed_status", result.status)
+        result.status = ERROR
+        if control.fault not in result.message:
+            result.message = control.fault + (f" (the method said: {result.message})" if result.message else "")
+    # the original's own summation rounding is allowed beside the tolerance
+    magnitude = math.fsum(np.maximum.reduceat(np.abs(cache.scores), cache.offsets[:-1]).tolist()) \
+        if cache.m else 0.0
+    bound_safety.guard(result, method, bound_safety.rounding_margin(magnitude, cache.n), control.tolerance)
+    if result.dag is not None and result.dag.names == cache.names:
+        canon = canonical_dag(cache, result.dag)
+        if canon is not result.dag:        # a Markov class's member may differ in the last digits
+            result.dag, result.score = canon, float(cache.dag_score(canon.parents))
 
 
 def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **limits) -> SolveResult:
@@ -294,8 +395,8 @@ def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **l
         result.dag, result.score = first.dag, first.score
     if first.upper_bound < result.upper_bound:
         result.upper_bound = first.upper_bound
-    if result.status not in (OPTIMAL, INFEASIBLE) and result.dag is not None \
-            and result.upper_bound <= result.score + 1e-9 * max(1.0, abs(result.score)):
+    if result.status not in (OPTIMAL, INFEASIBLE, ERROR) and result.dag is not None \
+            and bound_safety.closed(result.score, result.upper_bound):
         result.status = OPTIMAL
     result.trace = list(first.trace) + [
         (t + first.seconds, max(best, first.score), min(bound, first.upper_bound))

@@ -209,7 +209,7 @@ class VerifyReport:
     def verified_gap(self) -> float:
         if not (math.isfinite(self.score) and math.isfinite(self.verified_bound)):
             return math.inf
-        return max(0.0, (self.verified_bound - self.score) / max(1.0, abs(self.score)))
+        return (self.verified_bound - self.score) / max(1.0, abs(self.score))   # negative: not a bound
 
     @property
     def failures(self) -> list[str]:

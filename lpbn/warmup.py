@@ -139,7 +139,7 @@ def quick_result(cache, method: str, status: str, message: str):
     choice, score = quick_dag(cache)
     dag = DAG(cache.names, [cache.parents(int(j)) for j in choice]) if np.isfinite(score) else None
     bound = float(np.sum(cache.best_unconstrained()))
-    return SolveResult(dag, score, max(bound, score), status, method, message=message,
+    return SolveResult(dag, score, bound, status, method, message=message,
                        stats={"compiling": True})
 
 

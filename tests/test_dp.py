@@ -62,7 +62,9 @@ def test_auto_portfolio_by_size_and_density(instances, known_optima):
     assert auto_method(random_sparse_cache(299, (20, 40), 4, seed=1)) == ("race" if can_race() else "highs")
     path = "anchors/gobnilp-bic3/hailfinder500.BIC.p3.jkl"
     r = lpbn.solve(instances / path)
-    assert r.method == "dual" and r.optimal
+    # the numba-free ILP first for 1.5 s (auto's light-first rule, whatever this process has
+    # imported: issue 54), then the race, whose dual proves it
+    assert r.method in ("highs", "dual") and r.optimal
     assert r.score == pytest.approx(known_optima["gobnilp_bic3"][path]["optimum"], rel=1e-6)
 
 

@@ -255,11 +255,13 @@ def test_cli_certificate_and_verify(instances, tmp_path, capsys):
     assert "different cache" in capsys.readouterr().err
     assert main(["verify", wine, c, r]) == 2
     assert main(["verify", wine, str(tmp_path / "missing.json"), c]) == 2
-    # methods without certificates, and auto picking one of them: exit 2 before any work
-    assert main(["solve", wine, "--method", "dp", "--certificate", str(tmp_path / "x.json")]) == 2
-    assert main(["solve", wine, "--certificate", str(tmp_path / "x.json")]) == 2
-    assert "auto picks dp" in capsys.readouterr().err
-    assert not (tmp_path / "x.json").exists()
+    # every method writes one (issue 54): dp and auto's dp are certified after the solve by the
+    # dual's branch and bound seeded with the answer (lpbn.certificate.certify_after)
+    for args in (["--method", "dp"], []):
+        x, rx = str(tmp_path / "x.json"), str(tmp_path / "rx.json")
+        assert main(["solve", wine, *args, "--format", "json", "-o", rx, "--certificate", x]) == 0
+        assert json.loads(open(x).read())["method"] == "dp"
+        assert main(["verify", wine, rx, x]) == 0
     h = str(tmp_path / "h.json")
     assert main(["solve", wine, "--method", "highs", "--format", "json", "-o", r, "--certificate", h]) == 0
     assert json.loads(open(h).read())["covers"] in ("root", "tree")
@@ -283,7 +285,7 @@ def test_check_states_which_comparisons_are_independent():
 
 def test_cli_certificate_with_auto_where_it_runs_asobs_beside_the_ilp(tmp_path):
     """From 300 variables in the ILP's range auto runs ASOBS beside the HiGHS ILP (two cores);
-    --certificate takes the ILP alone there, which writes one."""
+    its answer is certified after the solve (the dual seeded with it) like every method's."""
     from lpbn.portfolio import in_ilp_range
     from lpbn.testing import random_sparse_cache
     cache = random_sparse_cache(320, (2, 4), 2, seed=3)
@@ -292,5 +294,5 @@ def test_cli_certificate_with_auto_where_it_runs_asobs_beside_the_ilp(tmp_path):
     lpbn.write_scores(cache, path)
     assert main(["solve", str(path), "--time-limit", "60", "--format", "json", "-o", str(r),
                  "--certificate", str(c)]) == 0
-    assert json.loads(r.read_text())["method"] == "highs"
+    assert json.loads(r.read_text())["method"] in ("asobs", "highs")
     assert main(["verify", str(path), str(r), str(c)]) == 0

@@ -30,7 +30,7 @@ WRONG = "WRONG"
 
 #: statuses that carry a score/bound from the method
 ANSWER_STATUSES = {"optimal", "time_limit", "gap_limit", "node_limit", "memory_limit",
-                   "interrupted", "infeasible", "solver_error", "finished"}
+                   "interrupted", "infeasible", "error", "finished"}
 
 #: verdicts of the ``score`` and ``check`` bench methods: ``ok`` unless problems were found
 TOOL_STATUSES = {"scored", "agree", "disagree"}

@@ -378,7 +378,7 @@ def run_tool(job: dict[str, Any]) -> dict[str, Any]:
         ub = min(bounds) if bounds else None
         gap = None
         if best is not None and ub is not None:
-            gap = max(0.0, ub - best) / max(1e-12, abs(best))
+            gap = (ub - best) / max(1e-12, abs(best))
         out.update(status="finished", score=best, upper_bound=ub, gap=gap, m=data.get("candidates"),
                    stats={"table": sanitize(rows)})
     else:

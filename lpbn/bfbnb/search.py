@@ -33,6 +33,7 @@ from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import dag_of
 from ..options import parse_memory
+from ..bound import tree_bound
 from ..result import DAG, SolveResult
 from ..signals import pending
 from . import kernels as K
@@ -141,7 +142,7 @@ def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
     hstart = rl.h_start()
     stats.update(heuristic=used, groups=[len(gr) for gr in groups], h_start=hstart,
                  heuristic_seconds=time.perf_counter() - t1)
-    control.improved(best=lb, bound=max(lb, min(hstart, ub_extra)), phase="incumbent")
+    control.improved(best=lb, bound=min(hstart, ub_extra), phase="incumbent")
 
     eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
     threshold = lb + eps
@@ -220,7 +221,7 @@ def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
                         control.improved(best=lb, layer=level + 1)
             left = remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers)
             projections.append(left)
-            control.improved(bound=max(float(fstate[0]), pruned_max, lb), layer=level + 1,
+            control.improved(bound=tree_bound(lb, float(fstate[0]), pruned_max), layer=level + 1,
                              nodes=out.count, **({} if left is None else {"eta": f"{left:.0f}s"}))
             if left is not None:
                 control.estimate(left, layer=level + 1)
@@ -231,7 +232,7 @@ def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
                 lb = float(cache.dag_score(inc_dag.parents))
         if status is None:
             status = "optimal"
-            control.improved(best=lb, bound=max(lb, pruned_max, goal_g))
+            control.improved(best=lb, bound=tree_bound(lb, pruned_max, goal_g))
     except KeyboardInterrupt:
         status, message = "interrupted", "interrupted by the user"
     except OSError as exc:
@@ -249,8 +250,7 @@ def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
                  generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
                  max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk,
                  projected_seconds=projections, obs_restarts=obs.restarts)
-    bound = control.bound if status != "optimal" else max(lb, pruned_max, goal_g)
-    bound = max(bound, lb)
+    bound = control.bound if status != "optimal" else tree_bound(lb, pruned_max, goal_g)
     return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
                        stats=stats, message=message)
 

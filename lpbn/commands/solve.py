@@ -60,8 +60,9 @@ def add_arguments(p) -> None:
                         "(default: maximum likelihood)")
     p.add_argument("-o", "--output", help="write the result here (atomically) instead of stdout")
     p.add_argument("--certificate", metavar="FILE",
-                   help="write what proves the upper bound (methods dual and highs; JSON, gzip if FILE ends "
-                        "in .gz), for `lpbn verify FILE RESULT CERT`")
+                   help="write what proves the upper bound (JSON, gzip if FILE ends in .gz), for `lpbn "
+                        "verify FILE RESULT CERT`: dual and highs record theirs, every other method's answer "
+                        "is certified afterwards by the dual's branch and bound seeded with it")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", action="store_true", default=None, help="progress lines on stderr")
     g.add_argument("--quiet", action="store_false", dest="progress", help="no progress lines")
@@ -213,23 +214,20 @@ def run(args) -> int:
     elif not args.no_prune:                  # (constrained: pruned after the constraints)
         cache = cache.prune_dominated()
     options, progress = _method_options(args)
+    after = False                            # certified after the solve (lpbn.certificate.certify_after)
     if getattr(args, "certificate", None):
-        from ..certificate import certify_options
-        from ..portfolio import in_ilp_range, race_alone
-        from ..solve import auto_method
+        from ..certificate import CERTIFYING_METHODS, certify_options
         if constraints is not None:
             raise InputError("--certificate: certificates of constrained solves are not supported")
-        method = auto_method(cache) if args.method == "auto" else args.method
-        if args.method == "auto" and (method == "race" or (method == "asobs" and in_ilp_range(cache))):
-            method = race_alone(cache)       # of the two it runs, the exact one writes a certificate
-        if method not in ("dual", "highs"):
-            raise InputError("--certificate needs --method dual or highs ("
-                             + (f"auto picks {method} here, which" if args.method == "auto" else method)
-                             + " writes no certificate)")
-        args.method = method
-        options.update(certify_options(method))
+        if args.method in CERTIFYING_METHODS:
+            options.update(certify_options(args.method))
+        else:
+            after = True
     result = solve(cache, args.method, time_limit=_remaining(args.time_limit), gap_limit=args.gap_limit,
                    node_limit=args.node_limit, progress=progress, constraints=constraints, **options)
+    if after:
+        from ..certificate import certify_after
+        certify_after(cache, result, time_limit=_remaining(args.time_limit))
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=1) + "\n"
     elif args.format == "dot":

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..bound import tree_bound
 from ..cache import ScoreCache
 from ..control import SolveControl
 from ..errors import InputError, LpbnWarning
@@ -384,7 +385,7 @@ class BranchAndBound:
         """Upper bound on every DAG: the open nodes, the pruned ones and the incumbent (and the
         other workers' open nodes, in parallel)."""
         held = -math.inf if self.exchange is None else self.exchange.others_bound()
-        return max([node_bound, held, self.pruned, self.inc.score] + [nd.bound for nd in self.heap])
+        return tree_bound(self.inc.score, node_bound, held, self.pruned, *(nd.bound for nd in self.heap))
 
     def _closed(self, value: float) -> bool:
         """Prune a bound that meets the incumbent (within ``tolerance``), keeping it in the
@@ -737,7 +738,7 @@ class BranchAndBound:
         bound = self.global_bound()
         if math.isfinite(self.control.bound):
             bound = min(bound, self.control.bound)
-        return max(bound, self.inc.score)
+        return bound
 
     def _result(self, status: str) -> SolveResult:
         """The SolveResult: best DAG (scored on the unpruned cache), global bound, statistics,
@@ -759,7 +760,6 @@ class BranchAndBound:
             dag, score = dag_of(self.first_cache, self.shared_best[1]), self.shared_best[0]
         if dag is not None:
             score = float(self.orig.dag_score(dag.parents)) if self.orig is not cache else score
-            final_bound = max(final_bound, score)   # summation-order rounding only
         if self.root_clusters is not None:
             extra = {"clusters": self.root_clusters, "root_dual_value": self.root_value}
         else:

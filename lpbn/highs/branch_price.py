@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bound import tree_bound
 from ..incumbent import Incumbent
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import incumbent_clusters
-from ..result import DAG, OPTIMAL
+from ..result import DAG, OPTIMAL, OPTIMALITY_TOLERANCE
 from .branching import meets_parent, strong_edge_split
 
 #: cut rounds per node at most; a node's loop also ends once NODE_STALL says it stalls
@@ -56,8 +57,10 @@ NODE_STALL = (3, 0.02)
 NODE_MAX_PRICING = 1
 #: a node's cut loop stops after this many seconds (then it splits at its last LP point)
 NODE_SECONDS = 60.0
-#: a node whose bound is within this (relative) of the incumbent's score is closed
-CLOSE_RTOL = 1e-9
+#: a node whose bound is within this (relative) of the incumbent's score is closed: the one
+#: optimality tolerance (lpbn.bound, docs/trust.md), so a closed node's bound is within the
+#: slack the crossing check allows above the tree bound it leaves behind
+CLOSE_RTOL = OPTIMALITY_TOLERANCE
 
 
 @dataclass(order=True)
@@ -120,7 +123,7 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
 
     def report() -> None:
         top = heap[0].bound if heap else -math.inf
-        control.improved(bound=max(top, unsplit, incumbent.score))
+        control.improved(bound=tree_bound(incumbent.score, top, unsplit))
         book()
 
     try:
@@ -151,7 +154,7 @@ def branch_and_price(model: EtaLP, control, incumbent: Incumbent, *, bound: floa
                 lp = model.solve_lp(control.remaining())
                 if lp.status == "infeasible":
                     continue
-                value, eta = (min(value, lp.value), lp.eta) if lp.status == "optimal" else (value, None)
+                value, eta = (min(value, lp.upper), lp.eta) if lp.status == "optimal" else (value, None)
             if eta is None or control.should_stop(nodes=nodes):   # stopped inside the node's LPs
                 heapq.heappush(heap, _Node(-value, seq, value, node.decisions))
                 seq += 1

@@ -31,19 +31,19 @@ import time
 import highspy
 import numpy as np
 
+from ..bound import mip_margin, with_fixed
 from ..cache import ScoreCache
 from ..errors import InputError
 from ..incumbent import Incumbent, choice_is_acyclic
+from ..lp import numpy_kernels
 from ..lp.cut_loop import add_kclusters, cut_loop
 from ..lp.highs_session import new_highs
-from ..lp import numpy_kernels
 from ..lp.model import EtaLP, choice_from_eta, is_integral
-from ..lp.numpy_kernels import use_numpy
+from ..lp.numpy_kernels import can_use_numpy, numpy_lp, use_numpy
 from ..lp.separation import incumbent_clusters
-from ..result import MEMORY_LIMIT, OPTIMAL, SOLVER_ERROR, SolveResult
+from ..result import ERROR, MEMORY_LIMIT, OPTIMAL, SolveResult
 from ..support_ilp import support_ilp
 from .options import HighsOptions
-
 
 #: re-solves for pricing per round of the root's cut loop before it separates anyway (the
 #: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`), on
@@ -118,7 +118,7 @@ def _kcluster_rounds(model: EtaLP, k_max: int, control, exact: bool, subip_time,
         lp = model.solve_lp(control.remaining())
         if lp.status != "optimal":
             break
-        on_lp(lp.value, lp.eta)
+        on_lp(lp.upper, lp.eta)
         new = add_kclusters(model, lp.eta, k_max)
         if not new:
             break
@@ -183,22 +183,24 @@ def _branch_and_price(model: EtaLP, control, incumbent: Incumbent, stats: dict, 
         return stop, ""
     if fix_columns:
         take_feed()
-        keep, _ = _fix_by_reduced_cost(model, control, incumbent.score, stats)
+        keep, floor = _fix_by_reduced_cost(model, control, incumbent.score, stats)
         if keep is not None:
             model.restrict(keep)
+    else:
+        floor = -math.inf
     lp = model.solve_lp(control.remaining())
     if lp.status != "optimal":
-        known = lp.status if lp.status in ("time_limit", "memory_limit", "interrupted") else SOLVER_ERROR
+        known = lp.status if lp.status in ("time_limit", "memory_limit", "interrupted") else ERROR
         return (control.should_stop() or known,
                 f"HiGHS did not solve the root LP again (status {lp.status!r}); the best DAG and bound so far")
-    # over the candidates left by the fixing; a fixed one is in no DAG above the incumbent
-    control.improved(bound=max(lp.value, incumbent.score))
+    # over the candidates left by the fixing; a fixed one is in no DAG above ``floor``
+    control.improved(bound=with_fixed(lp.upper, floor))
 
     def offer_lp(eta) -> None:
         take_feed()
         incumbent.offer(decode_choice(model.cache, eta))
 
-    status = branch_and_price(model, control, incumbent, bound=lp.value, offer_lp=offer_lp,
+    status = branch_and_price(model, control, incumbent, bound=lp.upper, offer_lp=offer_lp,
                               cut_options=cut_options, stats=stats)
     if status == "interrupted" and not control.should_stop():
         return status, "the branch and price left a node it could not split; the best DAG and bound so far"
@@ -229,8 +231,8 @@ def _fix_by_reduced_cost(model: EtaLP, control, best: float, stats: dict) -> tup
     lp = model.solve_lp(control.remaining())
     if lp.status != "optimal" or lp.row_dual is None:
         return None, -math.inf
-    value, bounds = model.column_bounds(lp.row_dual)
-    control.improved(bound=max(value, best))        # value < best: the incumbent is optimal
+    _, bounds = model.column_bounds(lp.row_dual)
+    control.improved(bound=lp.upper)                # eq. 8 at these duals, with its rounding
     keep = model.allowed & (bounds >= best - FIX_RTOL * max(1.0, abs(best)))
     stats["fixed_by_reduced_cost"] = int(model.allowed.sum() - keep.sum())
     return keep, best
@@ -302,12 +304,21 @@ def solve_highs(cache: ScoreCache, control, **options) -> SolveResult:
     """Exact structure learning with HiGHS: root cluster cuts, then solve–separate–resolve.
 
     ``options`` are the fields of :class:`lpbn.highs.options.HighsOptions`, each documented
-    there (``lpbn.show_options("highs")``); they are checked and built once, here.
+    there (``lpbn.show_options("highs")``); they are checked and built once, here.  The LP
+    helpers' numpy twins run when ``numba=False`` asks for them (an explicit choice, never the
+    process's import state: issue 54).
     """
+    opts = HighsOptions.build(options, "highs")
+    with numpy_lp(not opts.numba and can_use_numpy(cache.n)):
+        return _solve_highs(cache, control, opts)
+
+
+def _solve_highs(cache: ScoreCache, control, opts: HighsOptions) -> SolveResult:
+    """The body of :func:`solve_highs` (which chooses the LP helpers' implementation)."""
     (root_cuts, exact_root, prune, lazy, recut, subip_time, threads, log, max_mip_rounds, memory_limit,
      acyclicity, k_max, start_search, mip_heuristics, highs_options, certificate, certificate_time,
      numba, zero_half, column_generation, fix_columns, support_mip, start, local_cuts, incumbent_feed,
-     tree) = HighsOptions.build(options, "highs").values()
+     tree) = opts.values()
     if numba:
         import numba as _numba  # noqa: F401  (loaded: the LP helpers take the kernels)
     _check_highs_options(highs_options or {})
@@ -451,16 +462,16 @@ def solve_highs(cache: ScoreCache, control, **options) -> SolveResult:
         if model.mip_retries:
             stats["mip_presolve_retries"] = model.mip_retries
         if sol.status == "inconsistent":
-            return finish(SOLVER_ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
+            return finish(ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
                           "does not have, with presolve and without; the best DAG and bound so far")
+        margin = mip_margin(cache.n)    # HiGHS's dual bound: no duals to recompute it from
         if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
-            control.improved(bound=max(sol.bound, floor))
+            control.improved(bound=with_fixed(sol.bound + margin, floor), margin=margin)
         cyclic = list(sol.rejected or [])
         if sol.choice is not None:
             if choice_is_acyclic(cache, sol.choice):
                 offer(sol.choice)
                 if sol.status == "optimal":
-                    control.improved(bound=max(sol.bound, sol.value, floor))
                     if control.closed():
                         return finish(OPTIMAL)
                     # HiGHS stopped within a gap of its own (a user's mip_rel_gap, say)
@@ -476,7 +487,8 @@ def solve_highs(cache: ScoreCache, control, **options) -> SolveResult:
             if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
                 return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
                               "root LP's bound so far")
-            return finish(SOLVER_ERROR, f"HiGHS stopped the MIP with unexpected status {sol.status!r}")
+            return finish(ERROR, f"HiGHS's MIP ended with status {sol.status!r}, which lpbn does not "
+                          "expect; the best DAG and bound so far")
         added = 0
         for choice in cyclic:
             cuts = incumbent_clusters(cache, choice)
@@ -487,7 +499,7 @@ def solve_highs(cache: ScoreCache, control, **options) -> SolveResult:
         stats["cuts_incumbent"] += added
         stats["lazy_restarts"] = stats.get("lazy_restarts", 0) + (1 if sol.rejected else 0)
         if not added:
-            return finish(SOLVER_ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
+            return finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
         if recut and root_cuts:
             # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
             again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),

@@ -33,7 +33,8 @@ from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..lp.clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
-from ..result import OPTIMAL, SOLVER_ERROR, SolveResult
+from ..bound import mip_margin
+from ..result import ERROR, OPTIMAL, SolveResult
 from ..incumbent import Incumbent, choice_is_acyclic
 from .ilp import decode_choice
 from .options import PulpCbcOptions
@@ -309,7 +310,12 @@ def solve_pulp_cbc(cache: ScoreCache, control, **options) -> SolveResult:
         choice = choice_from_eta(cache, x)
         proved = status == "Optimal" and sol_status in (None, pulp.LpSolutionOptimal)
         if proved:
-            control.improved(bound=float(np.sum(cache.scores[choice])))
+            # CBC (through PuLP) reports no dual bound, only that it proved its point optimal
+            # within its tolerances: that claim, with the same solver-tolerance margin as
+            # HiGHS's MIP dual bound (lpbn.bound.mip_margin), never the point's score as such
+            margin = mip_margin(cache.n)
+            control.improved(bound=math.fsum(cache.scores[choice].tolist()) + margin, margin=margin)
+            stats["bound_source"] = "cbc-proof+margin"
         if choice_is_acyclic(cache, choice):
             offer(choice)
             if proved:
@@ -320,7 +326,7 @@ def solve_pulp_cbc(cache: ScoreCache, control, **options) -> SolveResult:
         stats["cuts_incumbent"] += added
         offer(decode_choice(cache, x))
         if not added:
-            return finish(SOLVER_ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
+            return finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
 
 
 solve_pulp_cbc.options_class = PulpCbcOptions

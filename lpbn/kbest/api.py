@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..bound import tree_bound
 from ..cache import ScoreCache
 from ..errors import InputError, LpbnWarning
 from ..options import BOOL, POSITIVE_INT, THREADS, MethodOptions, Rule, choices, opt
@@ -155,7 +156,8 @@ def solve_kbest(cache: ScoreCache, control, k: int, *, classes: bool = False, **
                f"{'class' if classes else 'DAG'} not listed "
                f"may score up to {bound:.6f}" if math.isfinite(bound) else
                f"stopped ({status}) with {len(scores)} {what} listed, not proven")
-        upper = max(best, bound) if math.isfinite(bound) else math.inf
+        # the best DAG is listed (at most ``best``) or not (at most ``bound``)
+        upper = tree_bound(best, bound) if math.isfinite(bound) else math.inf
     res = SolveResult(best_dag, best, upper, status, f"k-best/{engine}", stats=stats, message=msg)
     res.solutions = sols
     if posterior and len(scores):

@@ -94,8 +94,8 @@ class GeneralRows:
         eta = np.ascontiguousarray(eta, dtype=np.float64)
         if len(rows) == 0:
             return np.zeros(0)
-        from .numpy_kernels import numba_loaded
-        if numba_loaded():
+        from .numpy_kernels import use_numpy
+        if not use_numpy(0):          # the kernels unless this solve asked for numpy
             from .kernels import rows_activity
             return rows_activity(self._ptr, self._idx, self._val, eta, np.flatnonzero(eta), rows)
         idx, val, lens = self.gather(rows)

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import highspy
 import numpy as np
@@ -37,7 +38,8 @@ import numpy as np
 from ..cache import ScoreCache
 from .clusters import ClusterFamily, cluster_rows_csr, cluster_rows_on, unseen_rows
 from .general_rows import GeneralRows, canonical_row
-from .highs_session import new_highs, run as run_highs
+from .highs_session import new_highs
+from .highs_session import run as run_highs
 from .numpy_kernels import use_numpy
 
 _OPTIMAL = highspy.HighsModelStatus.kOptimal
@@ -59,12 +61,22 @@ class LPSolution:
     #: the valid upper bound, while ``value`` is only the restricted LP's; None when ``value``
     #: is itself the LP over every allowed candidate
     lagrangian: float | None = None
+    #: ``fn() -> float``: the rigorous bound of the row duals (:meth:`EtaLP.safe_bound`),
+    #: computed when :attr:`upper` is first read
+    safe: Any = field(default=None, repr=False)
 
     @property
     def upper(self) -> float:
-        """A valid upper bound on every DAG of the rows: the LP value, or when the pricing
-        was cut short the Lagrangian bound."""
-        return self.value if self.lagrangian is None else self.lagrangian
+        """A valid upper bound on every DAG of the rows, never HiGHS's objective as such: the
+        Lagrangian bound of the solve's row duals (eq. 8 of Jaakkola et al. 2010, valid for
+        any duals of the right signs, summed with ``math.fsum`` and raised by its rounding;
+        :meth:`EtaLP.safe_bound`), or when the pricing was cut short the Lagrangian bound of
+        :meth:`EtaLP.columns_to_price`."""
+        if self.lagrangian is not None:
+            return self.lagrangian
+        if callable(self.safe):
+            self.safe = float(self.safe())
+        return self.value if self.safe is None else self.safe
 
 
 @dataclass
@@ -581,8 +593,9 @@ class EtaLP:
             full[self.cols] = eta
             eta = full
         value = float(info.objective_function_value)
-        return LPSolution(status, value, eta, int(info.simplex_iteration_count),
-                          np.asarray(sol.row_dual, dtype=np.float64))
+        row_dual = np.asarray(sol.row_dual, dtype=np.float64)
+        return LPSolution(status, value, eta, int(info.simplex_iteration_count), row_dual,
+                          safe=lambda: self.safe_bound(row_dual, value))
 
     # ------------------------------------------------------------------ column generation
     #: Columns per variable a restricted model starts with (its best scores, and the empty set).
@@ -662,6 +675,32 @@ class EtaLP:
         best = self._per_variable_max(rc)
         value = yb + math.fsum(best.tolist())
         return value, value - best[self.cache.family] + rc
+
+    def safe_bound(self, row_dual: np.ndarray, value: float = math.nan) -> float:
+        """The rigorous upper bound of row duals ``y`` over every allowed candidate (in the model
+        or not): ``yᵀb + Σ_i max_{allowed j of i} rc_j`` (:meth:`column_bounds`; wrong-signed
+        duals set to 0 first, so it holds for any ``y``), plus the rounding its float64
+        arithmetic can carry (:func:`lpbn.bound.rounding_margin` over the magnitudes
+        ``|c_j| + aⱼᵀ|y|`` and ``|y|ᵀ|b|``).  A model with rows eq. 8 has no place for
+        (generation rows) gets ``value`` plus the solver-tolerance margin
+        (:func:`lpbn.bound.mip_margin`) instead."""
+        from ..bound import mip_margin, rounding_margin
+        try:
+            y, yb = self._signed_duals(row_dual)
+            rc = self.reduced_costs(y)
+            size = np.asarray(self.cache.scores, dtype=np.float64) - self.reduced_costs(np.abs(y))
+        except ValueError:
+            return value + mip_margin(self.n)
+        rc = np.where(self.allowed, rc, -np.inf)
+        best = self._per_variable_max(rc)
+        if not np.all(np.isfinite(best)):
+            return -math.inf if np.any(best == -np.inf) else math.inf
+        lp = self.h.getLp()
+        lower, upper = np.asarray(lp.row_lower_, dtype=np.float64), np.asarray(lp.row_upper_, dtype=np.float64)
+        side = np.where(y < 0.0, lower, upper)
+        yb_size = math.fsum(np.abs(y[y != 0.0] * side[y != 0.0]).tolist())
+        magnitude = math.fsum(self._per_variable_max(np.abs(self.cache.scores) + np.abs(size)).tolist())
+        return yb + math.fsum(best.tolist()) + rounding_margin(magnitude + yb_size, self.num_rows + self.n)
 
     def _signed_duals(self, row_dual: np.ndarray) -> tuple[np.ndarray, float]:
         """The row duals with a wrong-signed or unbounded side's entry set to 0 (HiGHS's

@@ -16,6 +16,8 @@ compare them on random caches; the enumeration's clusters up to ties).
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -23,15 +25,42 @@ import numpy as np
 COLD_MAX_N = 64
 
 
+class _Mode(threading.local):
+    numpy = False
+
+
+_MODE = _Mode()
+
+
 def numba_loaded() -> bool:
-    """Whether numba is loaded in this process (then the kernels are the faster choice)."""
+    """Whether numba is loaded in this process (what :mod:`lpbn.warmup` and the start-up
+    measurements ask; no solve takes a different path because of it, see :func:`use_numpy`)."""
     return "numba" in sys.modules
 
 
+@contextmanager
+def numpy_lp(on: bool):
+    """Within the block (one solve, this thread), the LP helpers run their numpy twins on
+    caches of at most COLD_MAX_N variables when ``on`` (``method="highs"`` with
+    ``numba=False``), the numba kernels otherwise.  An explicit choice of the caller, never
+    what an earlier call happened to import (issue 54: the same call takes the same path)."""
+    before = _MODE.numpy
+    _MODE.numpy = bool(on)
+    try:
+        yield
+    finally:
+        _MODE.numpy = before
+
+
 def use_numpy(n: int) -> bool:
-    """Whether the LP helpers use numpy for a cache of ``n`` variables: n <= COLD_MAX_N and
-    numba not loaded in this process (once it is, the kernels are the faster choice)."""
-    return n <= COLD_MAX_N and not numba_loaded()
+    """Whether the LP helpers use numpy for a cache of ``n`` variables: n <= COLD_MAX_N within
+    a :func:`numpy_lp` block that asked for it."""
+    return n <= COLD_MAX_N and _MODE.numpy
+
+
+def can_use_numpy(n: int) -> bool:
+    """Whether a cache of ``n`` variables is small enough for the numpy twins (COLD_MAX_N)."""
+    return n <= COLD_MAX_N
 
 
 _BYTE_BITS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)

@@ -83,7 +83,7 @@ def solve_ordering(cache: ScoreCache, control, rule: str, **options: Any) -> Sol
         control.improved(bound=ub)
     status, message = _status(control, res, ub, max_restarts)
     stats = dict(res.stats, trivial_bound=trivial_bound(cache), upper_bound=ub)
-    return SolveResult(dag=dag, score=res.score, upper_bound=max(ub, res.score), status=status,
+    return SolveResult(dag=dag, score=res.score, upper_bound=ub, status=status,
                        method=rule, stats=stats, message=message)
 
 
