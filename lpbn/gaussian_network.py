@@ -44,6 +44,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import InputError
+from .result import DAG
 
 FORMAT = "lpbn-gaussian-network"
 VERSION = 1
@@ -235,21 +236,8 @@ def net_type(net: GaussianNetwork, p: int) -> str:
 
 
 def _topological(net: GaussianNetwork) -> list[int]:
-    indeg = [len(ps) for ps in net.parents]
-    children: list[list[int]] = [[] for _ in range(net.n)]
-    for v, ps in enumerate(net.parents):
-        for p in ps:
-            children[p].append(v)
-    todo = [v for v in range(net.n) if indeg[v] == 0]
-    order = []
-    while todo:
-        v = todo.pop()
-        order.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                todo.append(c)
-    if len(order) != net.n:
+    order = DAG([str(v) for v in range(net.n)], net.parents).topological_order()
+    if order is None:
         raise InputError("the network has a directed cycle")
     return order
 

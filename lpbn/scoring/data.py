@@ -331,13 +331,14 @@ def _fill_int_table(buf, table, sep):
 
 
 
-def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
-           missing: frozenset[str], drop_missing: bool, declared: Sequence[int] | None) -> Dataset:
+def complete_rows(hdr: Sequence[str], body: list[tuple[int, list[str]]], src: str | None,
+                  missing: frozenset[str], drop_missing: bool) -> tuple[list[list[str]], list[int], int]:
+    """The body rows without missing values: ``(rows, their line numbers, rows dropped)``.
+    A row of the wrong width, or a missing value without ``drop_missing``, is one
+    :class:`DataFileError` naming the line and column."""
     n = len(hdr)
-    _check_names(hdr, src)
-    if declared is not None and len(declared) != n:
-        raise DataFileError(f"{len(declared)} arities declared for {n} variables", src)
     keep: list[list[str]] = []
+    lines: list[int] = []
     dropped = 0
     for ln, toks in body:
         if len(toks) != n:
@@ -351,8 +352,19 @@ def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
             raise DataFileError(f"missing value {toks[j]!r} in column {j + 1} ({hdr[j]}); "
                                 + _MISSING_HINT, src, ln, j + 1)
         keep.append(toks)
+        lines.append(ln)
     if not keep:
         raise DataFileError("no data rows" + (f" ({dropped} dropped for missing values)" if dropped else ""), src)
+    return keep, lines, dropped
+
+
+def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
+           missing: frozenset[str], drop_missing: bool, declared: Sequence[int] | None) -> Dataset:
+    n = len(hdr)
+    _check_names(hdr, src)
+    if declared is not None and len(declared) != n:
+        raise DataFileError(f"{len(declared)} arities declared for {n} variables", src)
+    keep, _, dropped = complete_rows(hdr, body, src, missing, drop_missing)
     cols = np.empty((n, len(keep)), dtype=np.int32)
     ars = np.empty(n, dtype=np.int64)
     labels: list[list[str] | None] = []

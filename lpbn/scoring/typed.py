@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataFileError, InputError
-from .data import Dataset, missing_tokens, read_cells
+from .data import Dataset, complete_rows, missing_tokens, read_cells
 
 _INT = re.compile(r"^[+-]?[0-9]+$")
 CONTINUOUS_SCORES = ("bic-g", "bge")
@@ -148,23 +148,7 @@ def _columns(hdr, spec, src) -> list[int]:
 
 
 def _text_columns(hdr, body, src, miss, drop_missing):
-    n = len(hdr)
-    keep_rows, lines, dropped = [], [], 0
-    for ln, toks in body:
-        if len(toks) != n:
-            raise DataFileError(f"row has {len(toks)} values, expected {n}", src, ln)
-        bad = [j for j, t in enumerate(toks) if t in miss]
-        if bad:
-            if drop_missing:
-                dropped += 1
-                continue
-            j = bad[0]
-            raise DataFileError(f"missing value {toks[j]!r} in column {j + 1} ({hdr[j]}); declare tokens with "
-                                "--missing or drop such rows with --drop-missing", src, ln, j + 1)
-        keep_rows.append(toks)
-        lines.append(ln)
-    if not keep_rows:
-        raise DataFileError("no data rows", src)
+    keep_rows, lines, dropped = complete_rows(hdr, body, src, miss, drop_missing)
     return [list(c) for c in zip(*keep_rows)], lines, dropped
 
 
