@@ -42,6 +42,8 @@ _METHODS: dict[str, str | Callable[..., SolveResult]] = {
     "asobs": "lpbn.certified:solve_asobs",
     "race": "lpbn.race:solve_race",
 }
+#: the methods lpbn ships (``available_methods`` also lists those registered since)
+BUILTIN_METHODS = tuple(_METHODS)
 
 from .options import check_options  # noqa: E402  (below _METHODS, which it does not use)
 
