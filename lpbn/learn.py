@@ -62,8 +62,7 @@ class LearnResult(SolveResult):
         cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
                                                     "dropped_rows", "source", "reading")}
         cert["scoring"]["candidate_sets"] = self.cache.m if self.cache is not None else None
-        cert["fit"] = ("maximum likelihood" if self.fit_ess is None
-                       else f"BDeu posterior mean (ess {self.fit_ess:g})")
+        cert["fit"] = fit_words(hasattr(self.data, "continuous"), self.fit_ess)
         cert["timings"] = dict(self.timings)
         return cert
 
@@ -141,6 +140,13 @@ def _search_meta(ds, score: str, ess: float, max_parents) -> dict[str, Any]:
     return {"score": str(score).lower(), "N": ds.N, "arities": [int(a) for a in ds.arities],
             "ess": float(ess) if str(score).lower() == "bdeu" else None, "max_parents": max_parents,
             "k_best": 1, "source": ds.source, "dropped_rows": ds.dropped_rows, "explore": "search"}
+
+
+def fit_words(gaussian: bool, fit_ess: float | None) -> str:
+    """How the network's parameters were fitted, in words for the summary and the certificate."""
+    if gaussian:
+        return "least squares per configuration (unbiased residual variance)"
+    return "maximum likelihood" if fit_ess is None else f"BDeu posterior mean (ess {float(fit_ess):g})"
 
 
 def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
@@ -267,9 +273,8 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         else:
             network = fit_network(res.dag, ds, ess=fit_ess)
         timings["fit"] = time.perf_counter() - t3
-        say(f"fitted: {network.num_parameters()} parameters, "
-            + ("maximum likelihood" if fit_ess is None else f"BDeu posterior mean (ess {float(fit_ess):g})")
-            + f" [{timings['fit']:.2f} s]")
+        say(f"fitted: {network.num_parameters()} parameters, {fit_words(hasattr(ds, 'continuous'), fit_ess)}"
+            f" [{timings['fit']:.2f} s]")
     timings["total"] = time.perf_counter() - t0
     base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
     return LearnResult(**base, network=network, cache=cache, data=ds,

@@ -82,7 +82,7 @@ def certificate_text(res) -> str:
              f"method:       {res.method}",
              f"seconds:      {cert['timings'].get('total', res.seconds):.3f} "
              f"(score {cert['timings'].get('score', 0):.2f}, solve {cert['timings'].get('solve', 0):.2f})",
-             f"CPTs:         {cert['fit']}"
+             f"{'CPDs' if hasattr(res.data, 'continuous') else 'CPTs'}:         {cert['fit']}"
              + (f", {res.network.num_parameters()} parameters" if res.network is not None else "")]
     if res.message:
         lines.append(f"note:         {res.message}")
