@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .cache import ScoreCache
+from .result import smallest_topological_order
 from .scoring import hillclimb_kernels as HK
 from .scoring.hillclimb import Climber, ClimbOptions, hill_climb, to_units
 
@@ -128,8 +129,7 @@ def order_best(cl: Climber, order: list[int], parents: list[tuple[int, ...]], fa
 
 def topological(parents: list[tuple[int, ...]]) -> list[int]:
     """A topological order of a DAG given as parents per variable (ties by index)."""
-    from .scoring.hillclimb import HillClimbResult
-    return HillClimbResult(parents, 0.0, {}).order()
+    return smallest_topological_order(parents)
 
 
 def search_and_enlarge(ds, kind: int, ess: float, max_parents: int | None, time_limit: float | None,

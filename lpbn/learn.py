@@ -157,9 +157,11 @@ def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
     from .result import DAG
     if res.dag is not None and res.score >= outcome.score - 1e-9 * (1.0 + abs(outcome.score)):
         return res
+    solved = res.score
     res.dag = DAG(names, outcome.parents)
     res.score = outcome.score
-    res.message = (res.message + "; " if res.message else "") + "the DAG is the search's incumbent (above the solve's)"
+    res.message = (f"the DAG is the search's incumbent, above the solve's DAG ({solved:.6f})"
+                   + (f"; the solve said: {res.message}" if res.message else ""))
     return guard(res)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from .atomic import atomic_write
 from .errors import InputError
-from .result import DAG
+from .result import DAG, smallest_topological_order
 
 FORMAT = "lpbn-bayesian-network"
 VERSION = 1
@@ -395,27 +395,10 @@ def _sorted_family(i: int, parents: Iterable[int], cpt: Any, names: tuple[str, .
 
 
 def _canonical_order(parents: tuple[tuple[int, ...], ...]) -> np.ndarray | None:
-    """Kahn's algorithm with a min-heap: the lexicographically smallest topological order
-    (None when there is a cycle).  Defined here, not borrowed from :class:`DAG`, so that
-    samples do not change if another order is ever preferred there."""
-    import heapq
-    n = len(parents)
-    indeg = [len(ps) for ps in parents]
-    children: list[list[int]] = [[] for _ in range(n)]
-    for c, ps in enumerate(parents):
-        for p in ps:
-            children[p].append(c)
-    heap = [i for i in range(n) if indeg[i] == 0]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        v = heapq.heappop(heap)
-        order.append(v)
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                heapq.heappush(heap, c)
-    return np.asarray(order, dtype=np.int64) if len(order) == n else None
+    """The lexicographically smallest topological order (None when there is a cycle): fixed by
+    the graph alone, so samples do not change if :class:`DAG` ever prefers another order."""
+    order = smallest_topological_order(parents)
+    return None if order is None else np.asarray(order, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------- kernels

@@ -6,6 +6,7 @@ the certificate (``upper_bound``) next to the answer (``score``).
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from dataclasses import dataclass, field
@@ -157,6 +158,30 @@ class DAG:
 
     def __repr__(self) -> str:
         return f"DAG(n={self.n}, edges={len(self.edges)})"
+
+
+def smallest_topological_order(parents: Sequence[Iterable[int]]) -> list[int] | None:
+    """The lexicographically smallest topological order of the graph ``parents[i]`` (Kahn's
+    algorithm with a min-heap: parents first, ties by index), None when it has a cycle.  Its
+    result is fixed by the graph alone, so samples and searches that start from it reproduce."""
+    n = len(parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for c, ps in enumerate(parents):
+        for p in ps:
+            children[p].append(c)
+            indeg[c] += 1
+    heap = [i for i in range(n) if indeg[i] == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        v = heapq.heappop(heap)
+        order.append(v)
+        for c in children[v]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(heap, c)
+    return order if len(order) == n else None
 
 
 def relative_gap(score: float, upper_bound: float) -> float:

@@ -30,6 +30,7 @@ import numpy as np
 from . import hillclimb_kernels as K
 from .counting import buffer_limit, lg_table
 from .data import read_data
+from ..result import smallest_topological_order
 from .scores import LN2, MDL, kind_of
 
 __all__ = ["MAX_IDLE", "TABU_TENURE", "ClimbOptions", "HillClimbResult", "hill_climb"]
@@ -53,24 +54,7 @@ class HillClimbResult:
 
     def order(self) -> list[int]:
         """A topological order of the DAG (parents first; ties by index)."""
-        n = len(self.parents)
-        indeg = [len(p) for p in self.parents]
-        children: list[list[int]] = [[] for _ in range(n)]
-        for j, ps in enumerate(self.parents):
-            for i in ps:
-                children[i].append(j)
-        ready = [v for v in range(n) if indeg[v] == 0]
-        out: list[int] = []
-        import heapq
-        heapq.heapify(ready)
-        while ready:
-            v = heapq.heappop(ready)
-            out.append(v)
-            for c in children[v]:
-                indeg[c] -= 1
-                if indeg[c] == 0:
-                    heapq.heappush(ready, c)
-        return out
+        return smallest_topological_order(self.parents)
 
 
 class Climber:
