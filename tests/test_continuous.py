@@ -245,9 +245,9 @@ def test_continuous_suite_and_synthetic_worker(tmp_path, instances):
     assert "shd" in truth_metrics(res, str(tmp_path / "t.json"))
 
 
-@pytest.mark.parametrize("score", ["bic-g", "bge"])
+@pytest.mark.parametrize("score", ["bic-g", "bge", "bic-cg"])
 def test_independence_selection_keeps_exact_scores(score):
-    df = _random_table(3, 8, 400, False)
+    df = _random_table(3, 8, 400, score == "bic-cg")
     full = score_continuous(df, score, explore="exhaustive", rules=())
     cache = score_continuous(df, score, explore="independence", max_evaluations=60)
     assert cache.meta["explore"] == "independence"

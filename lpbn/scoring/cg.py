@@ -158,15 +158,17 @@ def _pack(x, sets, sizes, scores, n, dominance, info) -> dict:
     return {"x": x, "sets": arr, "sizes": sizes_a, "scores": sc, **info}
 
 
-def explore_discrete_all(table: Table, max_parents: int | None, jobs: int | None = 1) -> list[dict]:
+def explore_discrete_all(table: Table, max_parents: int | None, jobs: int | None = 1,
+                         budget: int | None = None) -> list[dict]:
     """Kept parent sets of every discrete variable: lpbn's discrete BIC scorer on the discrete
-    columns (module docstring), with indices mapped back to the table's."""
+    columns (module docstring), exhaustive or, with a ``budget`` of scored sets per variable, by
+    its independence selection; indices mapped back to the table's."""
     from .api import score_data
     disc = np.flatnonzero(~table.continuous)
     if len(disc) == 0:
         return []
-    cache = score_data(table.discrete_dataset(), score="bic", max_parents=max_parents, explore="exhaustive",
-                       jobs=jobs)
+    how = {"explore": "exhaustive"} if budget is None else {"explore": "independence", "max_evaluations": budget}
+    cache = score_data(table.discrete_dataset(), score="bic", max_parents=max_parents, jobs=jobs, **how)
     out = []
     for i in range(cache.n):
         sets, sizes, scores = [], [], []

@@ -4,8 +4,8 @@
 continuous; :mod:`.gaussian`) or ``bic-cg`` (mixed; :mod:`.cg`).  :func:`lpbn.scoring.score_data`
 sends these scores (and ``auto`` on data that are not all discrete) here.  The exploration is
 exhaustive within the parent limit with the safe pruning of those modules (the cache then holds
-the families of an optimal DAG within the limit), or for bic-g and BGe on large problems
-independence selection (:mod:`.gaussian_independence`); every lpbn solver takes the cache
+the families of an optimal DAG within the limit), or on large problems independence selection
+(:mod:`.gaussian_independence`); every lpbn solver takes the cache
 unchanged.
 """
 
@@ -42,10 +42,10 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
     ``drop_missing``).  ``jobs``: worker processes over the variables (default: every core,
     or this process alone for small data, as :func:`lpbn.scoring.score_data`).
     ``explore``: ``"exhaustive"`` (every set within the limit, safely pruned: the cache holds an
-    optimal DAG), ``"independence"`` (bic-g and BGe: :mod:`.gaussian_independence`, a budget of
+    optimal DAG), ``"independence"`` (:mod:`.gaussian_independence`, a budget of
     ``max_evaluations`` scored sets per variable, default 2000, no parent limit needed) or
     ``"auto"``: exhaustive when every variable has at most AUTO_EXHAUSTIVE_MAX_SETS sets within
-    the parent limit (always for bic-cg), else independence.  ``k_best > 1``: a cache for the
+    the parent limit, else independence.  ``k_best > 1``: a cache for the
     k best DAGs (``lpbn solve --k-best``): every set within the parent limit is kept, exhaustive
     only (the pruning rules here are proved for the single best DAG only).
     """
@@ -67,12 +67,12 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
         if strategy != "exhaustive":
             raise InputError("k_best > 1 needs the exhaustive exploration (give a parent limit)")
         rules = ()
-    if strategy == "independence":
-        results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers,
-                                           2000 if max_evaluations is None else int(max_evaluations))
-    elif score == "bic-cg":
-        results = _explore_cg(table, max_parents, rules, workers)
+    budget = None if strategy != "independence" else 2000 if max_evaluations is None else int(max_evaluations)
+    if score == "bic-cg":
+        results = _explore_cg(table, max_parents, rules, workers, budget)
         extra: dict[str, Any] = {}
+    elif budget is not None:
+        results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers, budget)
     else:
         results, extra = _explore_gaussian(table, score, max_parents, alpha_mu, alpha_w, rules, workers)
     cache = assemble(table.names, results, table.source)
@@ -135,12 +135,8 @@ def _strategy(explore: str, score: str, table: Table, max_parents) -> str:
     if explore not in ("auto", "exhaustive", "independence"):
         raise InputError(f"explore={explore!r}: continuous and mixed scores support auto, exhaustive and "
                          "independence")
-    if explore == "independence" and score == "bic-cg":
-        raise InputError("independence selection is implemented for bic-g and bge; bic-cg is exhaustive")
     if explore != "auto":
         return explore
-    if score == "bic-cg":
-        return "exhaustive"
     L = table.n - 1 if max_parents is None else min(int(max_parents), table.n - 1)
     return "exhaustive" if sets_within(table.n - 1, L) <= AUTO_EXHAUSTIVE_MAX_SETS else "independence"
 
@@ -172,16 +168,23 @@ def _explore_gaussian(table: Table, score, max_parents, alpha_mu, alpha_w, rules
     return results, extra
 
 
-def _explore_cg(table: Table, max_parents, rules, workers=1):
+def _explore_cg(table: Table, max_parents, rules, workers=1, budget=None):
+    """bic-cg: the discrete nodes by the discrete scorer, the continuous ones exhaustively
+    (:func:`.cg.explore_continuous`) or, with a ``budget`` of scored sets per variable, by
+    independence selection (:func:`.gaussian_independence.explore_cg_variable`)."""
     from .cg import explore_continuous, explore_discrete_all
     if table.continuous.any():
         from .gaussian import GaussianStats, check_full_rank
         cont = np.flatnonzero(table.continuous)
         check_full_rank(GaussianStats.from_matrix(table.values[:, cont], [table.names[j] for j in cont],
                                                   table.source))
-    res = {r["x"]: r for r in explore_discrete_all(table, max_parents, workers)}
-    for r in map_variables(explore_continuous, (table,), (max_parents, rules),
-                           np.flatnonzero(table.continuous), workers):
+    res = {r["x"]: r for r in explore_discrete_all(table, max_parents, workers, budget)}
+    if budget is None:
+        func, after = explore_continuous, (max_parents, rules)
+    else:
+        from .gaussian_independence import explore_cg_variable
+        func, after = explore_cg_variable, (max_parents, budget)
+    for r in map_variables(func, (table,), after, np.flatnonzero(table.continuous), workers):
         res[r["x"]] = r
     return [res[x] for x in range(table.n)]
 

@@ -165,7 +165,7 @@ def family_score(kind, N, n, p, logdet_pp, pivot2, am, aw, t):
 
 
 @numba.njit(cache=True)
-def _chol_row(M, L, idx, k):
+def chol_row(M, L, idx, k):
     """Row ``k`` of the Cholesky factor of ``M[idx, idx]`` given rows ``0..k-1``; returns the
     pivot squared (the row's diagonal is set only when it is positive)."""
     a = idx[k]
@@ -193,7 +193,7 @@ def set_score(M, kind, x, parents, N, am, aw, t):
     L = np.zeros((p + 1, p + 1))
     ld = 0.0
     for k in range(p + 1):
-        d = _chol_row(M, L, idx, k)
+        d = chol_row(M, L, idx, k)
         if not d > REL_PIVOT * M[idx[k], idx[k]]:
             return -np.inf
         if k < p:
@@ -335,7 +335,7 @@ def enumerate_sets(Ms, counts, kind, x, cand, L, N, prior, ub, dominance):
                         break
                     idx[k] = cand[c[k]]
                     for g in range(q):
-                        d = _chol_row(Ms[g], Lf[g], idx, k)
+                        d = chol_row(Ms[g], Lf[g], idx, k)
                         if not d > REL_PIVOT * Ms[g, idx[k], idx[k]]:
                             bad_from = k
                             break
@@ -351,7 +351,7 @@ def enumerate_sets(Ms, counts, kind, x, cand, L, N, prior, ub, dominance):
                         if counts[g] <= s + 1:
                             sc = -np.inf
                             break
-                        d = _chol_row(Ms[g], Lf[g], idx, s)
+                        d = chol_row(Ms[g], Lf[g], idx, s)
                         if not d > REL_PIVOT * Ms[g, x, x]:
                             sc = -np.inf
                             break

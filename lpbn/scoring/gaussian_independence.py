@@ -1,5 +1,5 @@
-"""Independence selection for the Gaussian scores (bic-g, BGe): Scanagatta, de Campos, Corani &
-Zaffalon 2015, §3.1-3.2, with the Gaussian analogue of their BIC* guide.
+"""Independence selection for the continuous and mixed scores (bic-g, BGe, bic-cg): Scanagatta,
+de Campos, Corani & Zaffalon 2015, §3.1-3.2, with the Gaussian analogue of their BIC* guide.
 
 The discrete version (:mod:`lpbn.scoring.explore.independence`) orders the open list by
 ``BIC*(Π ∪ {Y}) = BIC(Π) + BIC(Y) - BIC(∅)``, the score ``Π ∪ {Y}`` would have if ``Π`` and ``Y``
@@ -17,6 +17,13 @@ sets per variable (best first; the empty set always).  The budget is a number of
 variable (``max_evaluations``), which gives the same cache on every machine.  A budgeted cache is
 optimal only over the sets it kept: the solvers certify DAGs *for the cache*.
 
+For bic-cg a continuous node's candidates are every other column, discrete or continuous; each
+set is scored from the rows (:func:`lpbn.scoring.cg_kernels.cg_score`, one regression per
+observed configuration of its discrete members) and guided by the same sum, which for bic-cg is
+only an approximation of the union's penalty too (``q·(g+2)`` is not additive).  A discrete node
+of a conditional Gaussian takes discrete parents only and is explored by the discrete scorer's
+own independence selection (:func:`lpbn.scoring.cg.explore_discrete_all`).
+
 Sets are identified by 64-bit Zobrist hashes (XOR of one random key per variable) in an
 open-addressing table; a collision (probability about ``E²/2^64`` for ``E`` sets) could only skip
 a set, never give a wrong score.
@@ -30,6 +37,7 @@ import numba
 import numpy as np
 
 from .explore.exhaustive import dominance_keep
+from .cg_kernels import cg_scorer
 from .gaussian import BGE, set_score
 
 
@@ -90,11 +98,20 @@ def _seen_add(table, h):
 
 
 @numba.njit(cache=True)
-def search(M, kind, x, cand, N, prior, limit, max_evals, zob):
-    """Independence selection for variable ``x`` (module docstring); ``prior = (α_μ, α_w, t)``
-    for BGe (unused by bic-g).  Returns the explored sets (rows of variable ids, -1 padded),
-    their sizes, exact scores (-inf: singular) and the number of expansions scored."""
-    am, aw, t = prior[0], prior[1], prior[2]
+def gaussian_scorer(ctx, x, ps):
+    """The bic-g / BGe local score in the scorer form of :func:`search`: ``ctx = (M, kind, N,
+    prior)`` with ``prior = (α_μ, α_w, t)`` for BGe (unused by bic-g)."""
+    M, kind, N, prior = ctx
+    return set_score(M, kind, x, ps, N, prior[0], prior[1], prior[2])
+
+
+@numba.njit(cache=True)
+def search(score, ctx, x, cand, n, limit, max_evals, zob):
+    """Independence selection for variable ``x`` of ``n`` (module docstring), scoring a parent
+    set ``ps`` (sorted index array) by ``score(ctx, x, ps)``: :func:`gaussian_scorer`, or
+    :func:`lpbn.scoring.cg_kernels.cg_scorer` for a continuous node of a conditional Gaussian.
+    Returns the explored sets (rows of variable ids, -1 padded), their sizes, exact scores
+    (-inf: singular) and the number of expansions scored."""
     cap = max_evals + cand.shape[0] + 1
     width = max(limit, 1)
     sets = np.full((cap, width), -1, dtype=np.int64)
@@ -110,13 +127,12 @@ def search(M, kind, x, cand, N, prior, limit, max_evals, zob):
     hb = np.empty(hcap, dtype=np.int64)
     hy = np.empty(hcap, dtype=np.int64)
     hsize = 0
-    empty = set_score(M, kind, x, np.zeros(0, dtype=np.int64), N, am, aw, t)
+    empty = score(ctx, x, np.zeros(0, dtype=np.int64))
     scores[0] = empty
     k = 1
-    single = np.full(M.shape[0], -np.inf)
+    single = np.full(n, -np.inf)
     for y in cand:
-        ps = np.array([y], dtype=np.int64)
-        sc = set_score(M, kind, x, ps, N, am, aw, t)
+        sc = score(ctx, x, np.array([y], dtype=np.int64))
         single[y] = sc
         if limit >= 1:
             sets[k, 0] = y
@@ -137,7 +153,7 @@ def search(M, kind, x, cand, N, prior, limit, max_evals, zob):
         ps[:s] = sets[b, :s]
         ps[s] = y
         ps.sort()
-        sc = set_score(M, kind, x, ps, N, am, aw, t)
+        sc = score(ctx, x, ps)
         evals += 1
         sets[k, :s + 1] = ps
         sizes[k] = s + 1
@@ -172,17 +188,26 @@ def explore_variable(stats, M, kind: int, x: int, max_parents, am: float, aw: fl
                      max_evaluations: int = 2000, max_candidates: int = 1000, seed: int = 0) -> dict:
     """Kept sets of ``x`` by independence selection (module docstring), as
     :func:`lpbn.scoring.gaussian.explore_variable` returns them."""
-    t0 = time.perf_counter()
-    n, N = stats.n, stats.N
+    n = stats.n
+    t = am * (aw - n - 1) / (am + 1) if kind == BGE else 0.0
     cand = np.array([v for v in range(n) if v != x], dtype=np.int64)
+    ctx = (M, kind, float(stats.N), np.array([am, aw, t]))
+    return select(gaussian_scorer, ctx, x, cand, n, stats.N, max_parents, max_evaluations, max_candidates, seed)
+
+
+def select(scorer, ctx, x: int, cand: np.ndarray, n: int, N: int, max_parents, max_evaluations: int,
+           max_candidates: int, seed: int) -> dict:
+    """Independence selection of ``x``'s parents among ``cand`` with ``scorer(ctx, x, ps)``
+    (:func:`search`), then subset dominance over the explored sets and the ``max_candidates``
+    best (the empty set always kept)."""
+    t0 = time.perf_counter()
     limit = len(cand) if max_parents is None else min(int(max_parents), len(cand))
     limit = min(limit, max(N - 3, 0))
-    t = am * (aw - n - 1) / (am + 1) if kind == BGE else 0.0
     # odd keys: an XOR of an odd number of them is odd, an even number -- a non-empty set of even
     # size -- is non-zero with probability 1 - 2^-63; 0 marks free slots (and slot 0 the count)
     zob = np.random.default_rng([seed, x]).integers(1, 2**62, size=n, dtype=np.int64).astype(np.uint64)
     zob = zob * np.uint64(2) + np.uint64(1)
-    sets, sizes, scores, evals = search(M, kind, x, cand, N, np.array([am, aw, t]), limit, int(max_evaluations), zob)
+    sets, sizes, scores, evals = search(scorer, ctx, x, cand, n, limit, int(max_evaluations), zob)
     ok = np.isfinite(scores)
     sets, sizes, scores = sets[ok], sizes[ok], scores[ok]
     keep = np.flatnonzero(dominance_keep(sets, sizes, scores, 1, n))
@@ -193,5 +218,16 @@ def explore_variable(stats, M, kind: int, x: int, max_parents, am: float, aw: fl
         if not np.any(sizes[top] == 0):
             top = np.concatenate([top[:-1], np.flatnonzero(sizes == 0)])
         sets, sizes, scores = sets[top], sizes[top], scores[top]
-    return {"x": x, "sets": sets, "sizes": sizes, "scores": scores, "limit": int(limit), "scored": int(evals) + n,
-            "cut": 0, "candidates_before": int(evals) + n, "seconds": time.perf_counter() - t0}
+    return {"x": x, "sets": sets, "sizes": sizes, "scores": scores, "limit": int(limit), "scored": int(evals) + len(cand) + 1,
+            "cut": 0, "candidates_before": int(evals) + len(cand) + 1, "seconds": time.perf_counter() - t0}
+
+
+def explore_cg_variable(table, x: int, max_parents, max_evaluations: int = 2000, max_candidates: int = 1000,
+                        seed: int = 0) -> dict:
+    """Kept ``(D, G)`` sets of the continuous node ``x`` of a conditional Gaussian (``table`` a
+    :class:`lpbn.scoring.typed.Table`) by independence selection (module docstring)."""
+    n = table.n
+    cand = np.array([v for v in range(n) if v != x], dtype=np.int64)
+    ctx = (np.ascontiguousarray(table.values, dtype=np.float64), np.ascontiguousarray(table.codes, dtype=np.int64),
+           np.asarray(table.arities, dtype=np.int64), np.asarray(table.continuous, dtype=np.bool_), table.N)
+    return select(cg_scorer, ctx, x, cand, n, table.N, max_parents, max_evaluations, max_candidates, seed)
