@@ -122,11 +122,15 @@ def _searches(ds, explore: str, max_parents, constraints, score_options) -> bool
     ``"auto"`` when exhaustive scoring is too large (and no constraints or scoring options)."""
     from .errors import InputError
     from .scoring.api import exhaustive_fits
+    typed = hasattr(ds, "continuous")       # continuous or mixed: the climber scores discrete data only
     if explore == "search":
         if constraints is not None:
             raise InputError("explore='search' does not take constraints; use explore='auto'")
+        if typed:
+            raise InputError("explore='search' is for discrete data; continuous and mixed scores use "
+                             "explore='auto', 'exhaustive' or 'independence'")
         return True
-    return explore == "auto" and constraints is None and not score_options and not exhaustive_fits(ds, max_parents)
+    return explore == "auto" and not typed and constraints is None and not score_options and not exhaustive_fits(ds, max_parents)
 
 
 def _left(t0: float, time_limit: float | None, reserve: float = 0.0) -> float | None:
@@ -256,7 +260,7 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         f"[{timings['score']:.2f} s]")
     t2 = time.perf_counter()
     res = solve(cache if constraints is not None else cache.prune_dominated(), method,
-                time_limit=time_limit if outcome is None else _left(t0, time_limit, FIT_RESERVE),
+                time_limit=_left(t0, time_limit, FIT_RESERVE),
                 gap_limit=gap_limit, progress=progress and sys.stderr.isatty(), constraints=constraints,
                 **solve_options)
     if outcome is not None:

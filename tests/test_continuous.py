@@ -272,3 +272,13 @@ def test_bicg_bound_cuts_and_kbest_cache(cdir):
     assert kb.m == 5 * (1 + 4 + 6) and kb.meta["k_best"] == 3
     res = lpbn.solve(kb, k_best=3)
     assert res.score == pytest.approx(-1798.87219896614, rel=1e-12)
+
+
+def test_learn_on_large_mixed_data_does_not_take_the_discrete_search(tmp_path):
+    """explore="auto" on typed data too large for exhaustive scoring: independence selection of
+    the mixed score, never the discrete data search (which would refuse the score name)."""
+    df = _random_table(5, 24, 200, True)            # 2^23 sets per variable: not exhaustive
+    res = lpbn.learn(df, score="bic-cg", explore="auto", time_limit=30, progress=False)
+    assert res.dag is not None and res.cache.meta["explore"] == "independence"
+    with pytest.raises(InputError, match="discrete data"):
+        lpbn.learn(df, score="bic-cg", explore="search", progress=False)
