@@ -282,3 +282,18 @@ def test_learn_on_large_mixed_data_does_not_take_the_discrete_search(tmp_path):
     assert res.dag is not None and res.cache.meta["explore"] == "independence"
     with pytest.raises(InputError, match="discrete data"):
         lpbn.learn(df, score="bic-cg", explore="search", progress=False)
+
+
+def test_continuous_columns_are_not_read_as_categories(tmp_path):
+    """A discrete score on measurements (more distinct non-integer numbers than half the rows)
+    is one clear line naming the file and column, exit 2, nothing written -- not a cache of
+    5000-level variables."""
+    df = _random_table(7, 3, 50, False)
+    p = tmp_path / "m.csv"
+    df.to_csv(p, index=False)
+    with pytest.raises(InputError, match=r"m\.csv.*column V0: 50 distinct non-integer numbers"):
+        lpbn.read_data(p)
+    r = subprocess.run([sys.executable, "-m", "lpbn", "learn", str(p), "-o", str(tmp_path / "n.json")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--score auto" in r.stderr and not (tmp_path / "n.json").exists()
+    assert lpbn.learn(p, score="auto", progress=False).cache.meta["score"] == "bic-g"

@@ -29,6 +29,7 @@ Value coding
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import re
 import zlib
@@ -377,6 +378,15 @@ def _build(hdr: list[str], body: list[tuple[int, list[str]]], src: str | None,
     return Dataset(tuple(str(h) for h in hdr), np.ascontiguousarray(cols), ars, labels, src, dropped)
 
 
+def _all_numbers(tokens) -> bool:
+    """Every token a finite number: with more levels than half the rows, a measurement read as
+    categories (the typed reader's rule for a discrete column, :mod:`lpbn.scoring.typed`)."""
+    try:
+        return all(math.isfinite(float(t)) for t in tokens)
+    except ValueError:
+        return False
+
+
 def _code_column(vals: list[str], name: str, src: str | None, declared: int | None):
     """States of one column as codes 0..k-1: integer tokens in numeric order (any size, exact),
     other tokens in string order; with a declared arity, integer tokens are state indices."""
@@ -394,6 +404,10 @@ def _code_column(vals: list[str], name: str, src: str | None, declared: int | No
         index = {v: rank[norm[v]] for v in uniq}
         return np.array([index[v] for v in vals], dtype=np.int32), len(states), states
     states = sorted(uniq)
+    if declared is None and 2 * len(states) > len(vals) and _all_numbers(states):
+        raise DataFileError(f"column {name}: {len(states)} distinct non-integer numbers in {len(vals)} rows: "
+                            "continuous data, not categories; use score auto, bic-g or bge "
+                            "(lpbn learn/score --score auto)", src)
     index = {v: i for i, v in enumerate(states)}
     codes = np.array([index[v] for v in vals], dtype=np.int32)
     if declared is not None:
