@@ -207,3 +207,22 @@ def test_too_large_to_climb_falls_back_to_independence_selection():
     res = lpbn.learn(ds, explore="search", time_limit=0.0)
     assert res.cache.meta["explore"] == "independence"
     assert res.dag is not None and res.bound_scope == "cache"
+
+
+def test_minobs_peer_writes_and_reads_its_formats(tmp_path):
+    """The MINOBS peer's jkl (integer names, no comments) reads back as the same cache, and its
+    parser takes MINOBS's 'Ordering[k] = var ... Parents: { ... }' lines; no binary: exit 2."""
+    from lpbn.bench.peers.minobs import main, read_parents, write_integer_jkl
+    from lpbn.testing import random_cache
+    cache = random_cache(5, seed=3)
+    path = tmp_path / "c.jkl"
+    write_integer_jkl(cache, str(path))
+    back = lpbn.read_scores(path)
+    assert back.m == cache.m and back.names == tuple(str(i) for i in range(5))
+    for j in range(cache.m):
+        assert back.scores[j] == cache.scores[j]
+    out = "\n".join(f"Ordering[{k}]\t= {v}\tScore:\t-1\tParents:\t{{ {' '.join(map(str, ps))} }}\tValid: 1"
+                    for k, (v, ps) in enumerate([(0, ()), (2, (0,)), (1, (0, 2)), (3, ()), (4, (3,))]))
+    assert read_parents(out, 5) == [(), (0, 2), (0,), (), (3,)]
+    assert read_parents(out, 6) is None
+    assert main([str(path), "--binary", str(tmp_path / "no-such-search")]) == 2
