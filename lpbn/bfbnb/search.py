@@ -30,6 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..cache import ScoreCache
+from ..cpus import cores
 from ..errors import InputError
 from ..incumbent import dag_of
 from ..options import parse_memory
@@ -260,7 +261,6 @@ def _workers(threads: Any) -> int:
     if isinstance(threads, bool) or not (threads is None or isinstance(threads, (int, np.integer))) \
             or (threads is not None and threads < 0):
         raise InputError(f"threads must be a non-negative integer (0: every core), got {threads!r}")
-    from ..race import cores
     return cores() if not threads else int(threads)
 
 

@@ -161,12 +161,12 @@ def _pack(x, sets, sizes, scores, n, dominance, info) -> dict:
 def explore_discrete_all(table: Table, max_parents: int | None, jobs: int | None = 1) -> list[dict]:
     """Kept parent sets of every discrete variable: lpbn's discrete BIC scorer on the discrete
     columns (module docstring), with indices mapped back to the table's."""
-    from .api import score_data
+    from .discrete import DiscreteScoring, score_discrete
     disc = np.flatnonzero(~table.continuous)
     if len(disc) == 0:
         return []
-    cache = score_data(table.discrete_dataset(), score="bic", max_parents=max_parents, explore="exhaustive",
-                       jobs=jobs)
+    cache = score_discrete(table.discrete_dataset(), DiscreteScoring(score="bic", max_parents=max_parents,
+                                                                     explore="exhaustive", jobs=jobs))
     out = []
     for i in range(cache.n):
         sets, sizes, scores = [], [], []
