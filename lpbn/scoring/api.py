@@ -9,6 +9,7 @@ only routes; it imports both scorers and neither imports it.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Sequence
 
 from ..cache import ScoreCache
@@ -87,6 +88,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     DAGs within ``max_parents``), with ``k_best = K`` a set of K best DAGs; the budgeted
     strategies drop only sets that an explored subset scores at least as well as.
     """
+    t0 = time.perf_counter()
     if str(score).lower() in ("auto", "bic-g", "bge", "bic-cg"):
         score = _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints,
                              {"header": header, "missing": missing, "drop_missing": drop_missing},
@@ -98,7 +100,7 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                           max_evaluations=max_evaluations, max_candidates=max_candidates, scheduler=scheduler,
                           entropy_bound=entropy_bound, order=order, kbest_global=kbest_global, rules=rules,
                           explore_options=explore_options, constraints=constraints)
-    return score_discrete(data, run, {"header": header, "missing": missing, "drop_missing": drop_missing})
+    return score_discrete(data, run, {"header": header, "missing": missing, "drop_missing": drop_missing}, t0)
 
 
 def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None,

@@ -46,8 +46,6 @@ AUTO_EXPLORE_SECONDS = 300.0
 SERIAL_CELLS = 200_000
 
 
-
-
 @dataclass(frozen=True)
 class DiscreteScoring:
     """The options of one discrete scoring run, as :func:`lpbn.scoring.score_data` documents
@@ -72,12 +70,14 @@ class DiscreteScoring:
     constraints: Any = None
 
 
-def score_discrete(data: Any, run: DiscreteScoring, read: dict[str, Any] | None = None) -> ScoreCache:
+def score_discrete(data: Any, run: DiscreteScoring, read: dict[str, Any] | None = None,
+                   started: float | None = None) -> ScoreCache:
     """Score discrete ``data`` (a path, array, DataFrame or :class:`Dataset`, read with
     :func:`read_data` and the options ``read``) under ``run``: the body of
     :func:`lpbn.scoring.score_data` for discrete scores, whose docstring says what each option
-    does and why every pruning rule is safe."""
-    t0 = time.perf_counter()
+    does and why every pruning rule is safe.  ``started``: the ``time.perf_counter()`` the
+    scoring's ``seconds`` count from (default: now)."""
+    t0 = time.perf_counter() if started is None else started
     kind = kind_of(run.score)
     ds = read_data(data, **(read or {}))
     if ds.N == 0:
