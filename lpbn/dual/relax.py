@@ -127,7 +127,7 @@ class _Relaxation:
         self.budget = math.inf if opts.max_sweeps is None else opts.max_sweeps
         self.eps0 = opts.eps0
         self.best_v = math.inf
-        self.best_lam = state.lam.copy()
+        self.best_lam: np.ndarray | None = None      # set by rounds() before anything reads it
 
     def left(self) -> float:
         return self.budget - (self.state.sweeps - self.sweeps0)
