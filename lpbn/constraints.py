@@ -55,10 +55,11 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from . import signals
 from .errors import InputError, LocatedError
 from .result import DAG
 
@@ -628,11 +629,13 @@ def from_args(args) -> Constraints | None:
 
 
 # ---------------------------------------------------------------------- solving
-def solve_constrained(cache, method: str = "auto", constraints: Any = None, *, prune: bool = True,
-                      time_limit: float | None = None, gap_limit: float | None = None,
+def solve_constrained(cache, method: str = "auto", constraints: Any = None, *, solver: Callable[..., Any],
+                      prune: bool = True, time_limit: float | None = None, gap_limit: float | None = None,
                       node_limit: int | None = None, callback=None, progress: bool | None = None,
                       **options: Any):
-    """:func:`lpbn.solve` under ``constraints`` (what ``solve(..., constraints=...)`` runs).
+    """``solver`` under ``constraints``: what ``lpbn.solve(..., constraints=...)`` runs, with
+    ``solver`` the unconstrained :func:`lpbn.solve` (passed in, so that this core module does
+    not import the front door above it).
 
     Each orientation branch of the required adjacencies (one branch without any) is applied
     to the cache (:meth:`Constraints.apply`), pruned of subset-dominated candidates when
@@ -642,27 +645,61 @@ def solve_constrained(cache, method: str = "auto", constraints: Any = None, *, p
     constraints removed (``removed``), how many the subset-dominance pruning then removed,
     and the branches.  No DAG -> status ``infeasible`` with the reason in ``message``.
     """
-    from . import signals
-    from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, OPTIMALITY_TOLERANCE, SolveResult, relative_gap
-    from .solve import solve
     if not hasattr(cache, "offsets"):
         from .formats import read_scores
         cache = read_scores(cache)
     cons = Constraints.coerce(constraints)
     start = time.perf_counter()
-
-    def infeasible(reason: str, stats: dict) -> SolveResult:
-        return SolveResult(None, -math.inf, -math.inf, INFEASIBLE, method, seconds=time.perf_counter() - start,
-                           stats={"constraints": stats}, message=f"the constraints admit no DAG: {reason}")
-
     info: dict[str, Any] = {"given": cons.to_dict(), "candidates_before": cache.m}
     try:
         cons.resolve(cache.names)
     except InfeasibleConstraints as exc:
-        return infeasible(str(exc), info)
+        return _infeasible(method, start, str(exc), info)
     branches = cons.branches()
-    prepared = []
-    reasons = []
+    prepared, reasons = _prepare_branches(cache, branches, prune)
+    info["branches"] = len(branches)
+    if len(branches) > 1:
+        info["infeasible_branches"] = len(branches) - len(prepared)
+    if not prepared:
+        reason = reasons[0] if len(branches) == 1 else \
+            f"none of the {len(branches)} orientations of the required adjacencies does; e.g. {reasons[0]}"
+        return _infeasible(method, start, reason, info)
+    limits = dict(gap_limit=gap_limit, node_limit=node_limit, progress=progress, **options)
+    if len(prepared) == 1:
+        b, c, after = prepared[0]
+        info.update(removed=cache.m - after, pruned_dominated=after - c.m, candidates=c.m)
+        res = solver(c, method, time_limit=time_limit, callback=callback, **limits)
+        res.stats["constraints"] = info
+        res.seconds = time.perf_counter() - start
+        return res
+    run = _BranchRun(prepared, start, callback)
+    signum = run.solve_all(solver, method, time_limit, limits)
+    info["orientations"] = [
+        {"require": [list(a) for a in b.require[len(cons.require):]], "removed": cache.m - after,
+         "candidates": c.m, "status": r.status if r is not None else "not_run",
+         "score": (r.score if r is not None and math.isfinite(r.score) else None),
+         "upper_bound": (r.upper_bound if r is not None and math.isfinite(r.upper_bound) else None)}
+        for (b, c, after), r in zip(prepared, run.done)]
+    info["removed"] = min(cache.m - after for _, _, after in prepared)
+    res = run.merge(method, signum)
+    if res is None:
+        return _infeasible(method, start, "no orientation of the required adjacencies admits a DAG", info)
+    res.stats["constraints"] = info
+    res.trace = run.trace
+    res.seconds = time.perf_counter() - start
+    return res
+
+
+def _infeasible(method: str, start: float, reason: str, stats: dict):
+    from .result import INFEASIBLE, SolveResult
+    return SolveResult(None, -math.inf, -math.inf, INFEASIBLE, method, seconds=time.perf_counter() - start,
+                       stats={"constraints": stats}, message=f"the constraints admit no DAG: {reason}")
+
+
+def _prepare_branches(cache, branches: list[Constraints], prune: bool) -> tuple[list, list[str]]:
+    """``(branch, its pruned cache, its candidates before the dominance pruning)`` of every
+    feasible branch, and the reasons of the infeasible ones."""
+    prepared, reasons = [], []
     for b in branches:
         try:
             c = b.apply(cache)
@@ -673,88 +710,82 @@ def solve_constrained(cache, method: str = "auto", constraints: Any = None, *, p
         if prune:
             c = c.prune_dominated()
         prepared.append((b, c, after))
-    info["branches"] = len(branches)
-    if len(branches) > 1:
-        info["infeasible_branches"] = len(branches) - len(prepared)
-    if not prepared:
-        if len(branches) > 1:
-            reason = f"none of the {len(branches)} orientations of the required adjacencies does; e.g. {reasons[0]}"
-        else:
-            reason = reasons[0]
-        return infeasible(reason, info)
-    if len(prepared) == 1:
-        b, c, after = prepared[0]
-        info.update(removed=cache.m - after, pruned_dominated=after - c.m, candidates=c.m)
-        res = solve(c, method, time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
-                    callback=callback, progress=progress, **options)
-        res.stats["constraints"] = info
-        res.seconds = time.perf_counter() - start
-        return res
+    return prepared, reasons
 
-    # several branches: share the time limit, report global best/bound to the callback
-    trivial = [float(c.best_unconstrained().sum()) for _, c, _ in prepared]
-    done: list[SolveResult | None] = [None] * len(prepared)
-    trace: list[tuple[float, float, float]] = []
-    state = {"best": -math.inf}
 
-    def bound_except(k: int) -> float:
-        return max([done[j].upper_bound if done[j] is not None else trivial[j]
-                    for j in range(len(prepared)) if j != k] + [-math.inf])
+class _BranchRun:
+    """The orientation branches solved one after another under one shared time limit; the
+    callback sees the global best and bound (a branch not yet solved counts with its trivial
+    bound, the sum of each variable's best unconstrained score, so the bound is valid at every
+    moment)."""
 
-    def wrap(k: int):
+    def __init__(self, prepared: list, start: float, callback):
+        self.prepared = prepared
+        self.start = start
+        self.callback = callback
+        self.trivial = [float(c.best_unconstrained().sum()) for _, c, _ in prepared]
+        self.done: list[Any] = [None] * len(prepared)
+        self.trace: list[tuple[float, float, float]] = []
+        self.best = -math.inf
+
+    def bound_except(self, k: int) -> float:
+        return max([self.done[j].upper_bound if self.done[j] is not None else self.trivial[j]
+                    for j in range(len(self.prepared)) if j != k] + [-math.inf])
+
+    def reporter(self, k: int):
+        from .result import relative_gap
+
         def cb(d: dict) -> None:
-            best = max(state["best"], d.get("best", -math.inf))
-            bound = max(bound_except(k), d.get("bound", math.inf))
-            trace.append((time.perf_counter() - start, best, bound))
-            if callback is not None:
-                callback({**d, "seconds": time.perf_counter() - start, "best": best, "bound": bound,
-                          "gap": relative_gap(best, bound), "branch": k})
+            best = max(self.best, d.get("best", -math.inf))
+            bound = max(self.bound_except(k), d.get("bound", math.inf))
+            now = time.perf_counter() - self.start
+            self.trace.append((now, best, bound))
+            if self.callback is not None:
+                self.callback({**d, "seconds": now, "best": best, "bound": bound,
+                               "gap": relative_gap(best, bound), "branch": k})
         return cb
 
-    with signals.stop_on_signals():
-        for k, (b, c, after) in enumerate(prepared):
-            if signals.pending() is not None:
-                break
-            left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-            r = solve(c, method, time_limit=left, gap_limit=gap_limit, node_limit=node_limit, callback=wrap(k),
-                      progress=progress, **options)
-            done[k] = r
-            if r.dag is not None:
-                state["best"] = max(state["best"], r.score)
-            if r.stats.get("interrupted_by"):
-                break
-        signum = signals.pending()
-    solved = [r for r in done if r is not None]
-    with_dag = [r for r in solved if r.dag is not None]
-    best = max(with_dag, key=lambda r: r.score) if with_dag else None
-    upper = max(r.upper_bound if r is not None else trivial[j] for j, r in enumerate(done))
-    info["orientations"] = [
-        {"require": [list(a) for a in b.require[len(cons.require):]], "removed": cache.m - after,
-         "candidates": c.m, "status": r.status if r is not None else "not_run",
-         "score": (r.score if r is not None and math.isfinite(r.score) else None),
-         "upper_bound": (r.upper_bound if r is not None and math.isfinite(r.upper_bound) else None)}
-        for (b, c, after), r in zip(prepared, done)]
-    info["removed"] = min(cache.m - after for _, _, after in prepared)
-    if best is None:
-        if all(r is not None and r.status == INFEASIBLE for r in done):
-            return infeasible("no orientation of the required adjacencies admits a DAG", info)
-        res = SolveResult(None, -math.inf, upper, next(r.status for r in solved if r.status != INFEASIBLE)
-                          if solved else INTERRUPTED, method)
-    else:
-        res = SolveResult(best.dag, best.score, upper, OPTIMAL, best.method,
-                          stats=dict(best.stats), extra=best.extra)
-        if relative_gap(res.score, res.upper_bound) > OPTIMALITY_TOLERANCE:
-            pending = [r.status for r in solved if r.status != OPTIMAL]
-            res.status = pending[0] if pending else (INTERRUPTED if signum is not None else "time_limit")
-    interrupted = next((r.stats["interrupted_by"] for r in solved if r.stats.get("interrupted_by")), None)
-    if interrupted is None and signum is not None:
-        interrupted = signals.signal_name(signum)
-    if interrupted:
-        res.stats["interrupted_by"] = interrupted
-        if res.status != OPTIMAL:
-            res.status = INTERRUPTED
-            res.message = f"interrupted by {interrupted}"
-    res.stats["constraints"] = info
-    res.trace = trace
-    res.seconds = time.perf_counter() - start
-    return res
+    def solve_all(self, solver, method: str, time_limit: float | None, limits: dict):
+        """Solve the branches in turn until done, a signal or an interrupted branch; the
+        pending signal number (or None)."""
+        with signals.stop_on_signals():
+            for k, (_, c, _) in enumerate(self.prepared):
+                if signals.pending() is not None:
+                    break
+                left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - self.start))
+                r = solver(c, method, time_limit=left, callback=self.reporter(k), **limits)
+                self.done[k] = r
+                if r.dag is not None:
+                    self.best = max(self.best, r.score)
+                if r.stats.get("interrupted_by"):
+                    break
+            return signals.pending()
+
+    def merge(self, method: str, signum):
+        """The best branch's DAG with the largest bound over every branch (solved or trivial);
+        None when every branch was infeasible."""
+        from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, OPTIMALITY_TOLERANCE, SolveResult, relative_gap
+        solved = [r for r in self.done if r is not None]
+        with_dag = [r for r in solved if r.dag is not None]
+        upper = max(r.upper_bound if r is not None else self.trivial[j] for j, r in enumerate(self.done))
+        if not with_dag:
+            if all(r is not None and r.status == INFEASIBLE for r in self.done):
+                return None
+            res = SolveResult(None, -math.inf, upper, next(r.status for r in solved if r.status != INFEASIBLE)
+                              if solved else INTERRUPTED, method)
+        else:
+            best = max(with_dag, key=lambda r: r.score)
+            res = SolveResult(best.dag, best.score, upper, OPTIMAL, best.method,
+                              stats=dict(best.stats), extra=best.extra)
+            if relative_gap(res.score, res.upper_bound) > OPTIMALITY_TOLERANCE:
+                pending = [r.status for r in solved if r.status != OPTIMAL]
+                res.status = pending[0] if pending else (INTERRUPTED if signum is not None else "time_limit")
+        interrupted = next((r.stats["interrupted_by"] for r in solved if r.stats.get("interrupted_by")), None)
+        if interrupted is None and signum is not None:
+            interrupted = signals.signal_name(signum)
+        if interrupted:
+            res.stats["interrupted_by"] = interrupted
+            if res.status != OPTIMAL:
+                res.status = INTERRUPTED
+                res.message = f"interrupted by {interrupted}"
+        return res

@@ -190,7 +190,7 @@ class GaussianNetwork:
         if not self.continuous.all():
             raise InputError("pgmpy's LinearGaussianBayesianNetwork has no discrete nodes; this network is "
                              "conditional Gaussian")
-        from .interop import import_optional
+        from .optional import import_optional
         models = import_optional("pgmpy.models", "pgmpy")
         factors = import_optional("pgmpy.factors.continuous", "pgmpy")
         net = models.LinearGaussianBayesianNetwork()

@@ -10,27 +10,12 @@ the CLI prints one line and exits 2) that says which extra to install.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from .errors import InputError
+from .optional import MissingDependencyError, import_optional  # noqa: F401  (re-exported)
 
 __all__ = ["to_pgmpy", "import_optional", "MissingDependencyError"]
-
-
-class MissingDependencyError(InputError):
-    """An optional package that this feature needs is not installed."""
-
-
-def import_optional(module: str, extra: str, what: str | None = None):
-    """Import ``module`` or raise :class:`MissingDependencyError` naming the lpbn extra."""
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        top = module.split(".")[0]
-        raise MissingDependencyError(
-            f"{what or 'this feature'} needs the optional package {top}: "
-            f"pip install {top} (or pip install \"lpbn[{extra}]\")") from None
 
 
 def to_pgmpy(model: Any, data: Any = None, *, ess: float | None = None):

@@ -122,7 +122,7 @@ class DAG:
         child.  ``local_scores`` (a :class:`~lpbn.cache.ScoreCache` over these names, or one
         number per variable) sets the node attribute ``local_score`` where it is known.
         Needs networkx (``pip install "lpbn[networkx]"``)."""
-        from .interop import import_optional
+        from .optional import import_optional
         nx = import_optional("networkx", "networkx")
         g = nx.DiGraph()
         scores: list[float | None] = [None] * self.n

@@ -229,7 +229,7 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
                             callback, progress, options)
     if constraints is not None:
         from .constraints import solve_constrained
-        return solve_constrained(cache, method, constraints, time_limit=time_limit, gap_limit=gap_limit,
+        return solve_constrained(cache, method, constraints, solver=solve, time_limit=time_limit, gap_limit=gap_limit,
                                  node_limit=node_limit, callback=callback, progress=progress, **options)
     if not isinstance(cache, ScoreCache):
         from .formats import read_scores

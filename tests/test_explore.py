@@ -181,7 +181,7 @@ def test_auto_picks_by_size():
     small = lpbn.score_data(random_data(6, 100, 0), jobs=1)
     assert small.meta["explore"] == "exhaustive"
     wide = random_data(60, 3000, 0, arities=(2,))
-    from lpbn.scoring.api import _choose_strategy
+    from lpbn.scoring.discrete import _choose_strategy
     assert _choose_strategy("auto", read_data(wide), None, 1, None) == "independence"
     assert _choose_strategy("auto", read_data(wide), 2, 1, None) == "exhaustive"
 
@@ -284,7 +284,7 @@ def test_budget_schedule_keeps_the_planned_total():
 
 
 def test_auto_budget_plans_a_total():
-    from lpbn.scoring.api import AUTO_EXPLORE_SECONDS
+    from lpbn.scoring.discrete import AUTO_EXPLORE_SECONDS
     X = random_data(12, 400, 3, arities=(2,))
     cache = lpbn.score_data(X, explore="independence", jobs=2)
     sc = cache.meta["scoring"]

@@ -1,11 +1,16 @@
-"""The house rules of issue 16, checked on the source: no private name crosses a module, and
-the LP core sits below the methods (``lpbn.lp`` imports no method; ``dual`` and ``highs``
-never import each other)."""
+"""The house rules of issues 16 and 55, checked on the source: no private name crosses a module
+(import-linter does not check that), and the import-linter contracts of pyproject.toml (the
+layers core -> LP -> methods -> data models -> portfolio -> front door -> CLI and bench, with
+``dual`` and ``highs`` independent, and no import cycle) are kept and cover every module."""
 
 from __future__ import annotations
 
 import ast
+import re
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import lpbn
 
@@ -73,16 +78,26 @@ def test_no_private_name_crosses_a_module():
     assert not bad, "private names used across modules:\n" + "\n".join(bad)
 
 
-def test_lp_core_sits_below_the_methods():
-    bad = []
-    for module, path, is_package in _modules():
-        for _, target, names in _imports(module, path, is_package):
-            targets = [target] + [f"{target}.{n}" for n in names]
-            for t in targets:
-                if module.startswith("lpbn.lp") and t.startswith(("lpbn.dual", "lpbn.highs", "lpbn.solve")):
-                    bad.append(f"{module} imports {t}")
-                if module.startswith("lpbn.dual") and t.startswith("lpbn.highs"):
-                    bad.append(f"{module} imports {t}")
-                if module.startswith("lpbn.highs") and t.startswith("lpbn.dual"):
-                    bad.append(f"{module} imports {t}")
-    assert not bad, "\n".join(sorted(set(bad)))
+def _contracts() -> dict:
+    pyproject = ROOT.parent / "pyproject.toml"
+    if not pyproject.exists():
+        pytest.skip("no pyproject.toml beside the package (an installed wheel)")
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["importlinter"]
+
+
+def test_import_contracts_are_kept():
+    """The layers and the no-cycle contracts of pyproject.toml (what ``PYTHONPATH=. lint-imports``
+    checks): every import counts, the function-local ones too."""
+    _contracts()
+    cli = pytest.importorskip("importlinter.cli")
+    assert cli.lint_imports(config_filename=str(ROOT.parent / "pyproject.toml"), no_cache=True) == 0
+
+
+def test_every_module_sits_in_a_layer():
+    """import-linter checks only the modules a layer names: a new top-level module or package
+    must be placed in one (docs/layout.md says which)."""
+    layers = next(c for c in _contracts()["contracts"] if c["type"] == "layers")["layers"]
+    placed = {m.strip() for layer in layers for m in re.split(r"[|:]", layer)}
+    top = {f"lpbn.{p.stem}" for p in ROOT.glob("*.py") if p.stem != "__init__"} | \
+        {f"lpbn.{p.name}" for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert not sorted(top - placed), "place these in a layer of pyproject.toml's contract"

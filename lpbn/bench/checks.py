@@ -115,3 +115,19 @@ def _f(x: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return v if math.isfinite(v) else None
+
+
+#: statuses of the bench methods that are not solvers (score, gap, check) that count as done
+TOOL_DONE = {"score": ("scored",), "gap": ("finished",), "check": ("agree",)}
+
+
+def solved(row: dict[str, Any]) -> bool:
+    """A run that proved optimality (lpbn), finished with a verified score (external), or a
+    ``score``/``gap``/``check`` run that completed without a WRONG verdict."""
+    if row.get("check") == WRONG:
+        return False
+    if row["kind"] == "external":
+        return row.get("status") == "finished" and row.get("check") == "ok"
+    if row["method"] in TOOL_DONE:
+        return row.get("status") in TOOL_DONE[row["method"]]
+    return row.get("status") == "optimal"

@@ -14,6 +14,7 @@ import math
 import re
 from pathlib import Path
 
+from .checks import solved
 from .runner import BenchRun
 
 DPI = 90
@@ -52,7 +53,6 @@ def make_plots(run: BenchRun, out_dir: Path) -> list[str]:
 
 
 def _solved_times(run: BenchRun, method: str) -> list[float]:
-    from .report import solved
     return sorted(max(r["seconds"], 1e-3) for r in run.rows
                   if r["method"] == method and solved(r) and r.get("seconds") is not None)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write
-from .checks import WRONG
+from .checks import TOOL_DONE, WRONG, solved  # noqa: F401  (TOOL_DONE re-exported)
 from .runner import CSV_COLUMNS, BenchRun
 
 #: statuses counted in the per-method table
@@ -27,22 +27,6 @@ FAIL_STATUSES = ("crash", "timeout", "memout", "error")
 
 #: floor of a time in the geometric mean (a 0.0 s run would make it 0)
 GEOMEAN_FLOOR = 1e-3
-
-
-#: statuses of the bench methods that are not solvers (score, gap, check) that count as done
-TOOL_DONE = {"score": ("scored",), "gap": ("finished",), "check": ("agree",)}
-
-
-def solved(row: dict[str, Any]) -> bool:
-    """A run that proved optimality (lpbn), finished with a verified score (external), or a
-    ``score``/``gap``/``check`` run that completed without a WRONG verdict."""
-    if row.get("check") == WRONG:
-        return False
-    if row["kind"] == "external":
-        return row.get("status") == "finished" and row.get("check") == "ok"
-    if row["method"] in TOOL_DONE:
-        return row.get("status") in TOOL_DONE[row["method"]]
-    return row.get("status") == "optimal"
 
 
 def geomean(values: list[float]) -> float:

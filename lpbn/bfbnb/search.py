@@ -30,6 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..cache import ScoreCache
+from ..cpus import cores
 from ..errors import InputError
 from ..incumbent import dag_of
 from ..options import parse_memory
@@ -84,175 +85,225 @@ def solve_bfbnb(cache: ScoreCache, control, **options: Any) -> SolveResult:
     """Frontier BFBnB with external memory (Malone et al. 2011) for ``n <= 64``.
 
     ``options`` are the fields of :class:`lpbn.bfbnb.options.BfbnbOptions`, each documented
-    there (``lpbn.show_options("bfbnb")``); they are checked and built once, here.
+    there (``lpbn.show_options("bfbnb")``); they are checked and built once, here.  First an
+    incumbent (OBS, a given DAG, optionally the dual), then the heuristic's pattern databases,
+    then the order graph layer by layer (:class:`_Search`).
     """
-    (memory_limit, tmp_dir, initial_dag, upper_bound_dag, obs_time, seed, dual_time, heuristic,
-     group_size, threads) = BfbnbOptions.build(options, "bfbnb").values()
-    n = cache.n
-    if n > MAX_VARIABLES:
+    opts = BfbnbOptions.build(options, "bfbnb")
+    if cache.n > MAX_VARIABLES:
         raise InputError(f"method 'bfbnb' handles at most {MAX_VARIABLES} variables (this cache has "
-                         f"{n}); use method=\"dual\" for larger instances")
-    mem = parse_memory(memory_limit)
-    workers = _workers(threads)
-    if group_size is None:
-        group_size = min(n, SMALL_GROUP if n <= SMALL_GROUP_MAX_N else LARGE_GROUP)
-    t0 = time.perf_counter()
-    pruned = cache.prune_dominated()
-    scores = pruned.scores
+                         f"{cache.n}); use method=\"dual\" for larger instances")
+    run = _Search(cache, control, opts)
+    order = run.find_incumbent()
+    run.build_heuristic(order)
+    run.search()
+    return run.result()
 
-    # ---- incumbent: OBS (+ optional given DAG / dual solver) -------------------------
-    patience = None
-    if obs_time is None:
-        obs_time, patience = min(10.0, 0.1 + 0.005 * n * n), 500 + 50 * n
-    if control.time_limit is not None:
-        obs_time = min(obs_time, 0.2 * control.time_limit)
-    stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": pruned.m,
-                             "memory_limit": mem}
-    obs = QuickOrderingSearch(pruned, seed=seed)
-    obs_deadline = time.perf_counter() + obs_time
-    first = None if patience is None else max(1, int(OBS_FIRST_SHARE * patience))
-    obs.run(obs_time, max_restarts=first, patience=patience)
-    order, lb = obs.result()
-    choice, _ = pruned.best_for_order(order)
-    inc_dag = dag_of(pruned, choice)   # pruned keeps cache's variables
-    lb = float(np.sum(scores[choice]))
-    stats["obs_score"] = lb
-    ub_extra = math.inf
-    given = initial_dag if initial_dag is not None else upper_bound_dag
-    if given is not None:
-        dag, s = _initial_solution(cache, given)
-        stats["initial_score"] = s
-        if s > lb:
-            inc_dag, lb = dag, s
-    if dual_time and dual_time > 0:
-        dag, s, bound = control.borrow(cache, "dual", dual_time)
-        if dag is not None:
-            stats["dual_score"] = s
-            if s > lb:
-                inc_dag, lb = dag, s
-        ub_extra = min(ub_extra, bound)
-    stats["incumbent_seconds"] = time.perf_counter() - t0
-    t1 = time.perf_counter()
-    used = heuristic if pending() is None else "simple"   # stopping: the cheap bound will do
-    if used == "static":
-        groups, rl = choose_groups(pruned, order, group_size)
-    else:
-        groups = make_groups(pruned, 1)
-        rl = relabel(pruned, groups)
-    hstart = rl.h_start()
-    stats.update(heuristic=used, groups=[len(gr) for gr in groups], h_start=hstart,
-                 heuristic_seconds=time.perf_counter() - t1)
-    control.improved(best=lb, bound=min(hstart, ub_extra), phase="incumbent")
 
-    eps = 0.5 * control.tolerance * max(abs(lb), 1.0)
-    threshold = lb + eps
-    pruned_max = -math.inf
-    totals = np.zeros(4, dtype=np.int64)          # pops, generated, pruned, infeasible
-    layer_sizes = [1]
-    disk_layers = 0
-    status = None
-    message = ""
-    baseline = _resident_bytes()
-    stats["memory_baseline"] = baseline
-    budget = _Budget(max(mem - baseline, min(mem, MIN_SEARCH_MEMORY)), n)
-    files: list[LayerFiles | None] = [None] * (n + 1)
-    keys, g = np.zeros(1, dtype=np.uint64), np.zeros(1)
-    peak_disk = 0
-    goal_g = -math.inf
-    area = TempArea(tmp_dir)
-    if area.reaped:
-        stats["stale_tmp_dirs_removed"] = len(area.reaped)
-    blocks = LayerBlocks(workers) if workers > 1 else None
-    stats["threads"] = workers
-    parallel_layers = 0
-    projections: list[float | None] = []
-    t_layers = time.perf_counter()
-    try:
-        for level in range(n):
-            status = control.should_stop(nodes=int(totals[0]))
-            if status:
-                message = f"stopped before layer {level + 1} of {n}"
-                break
-            out = LayerFiles(area, level + 1)
-            files[level + 1] = out
-            if keys is not None and blocks is not None and blocks.usable(len(keys), n) \
-                    and _fits(len(keys), n, level, budget):
-                parallel_layers += 1
-                try:
-                    fstate, status = blocks.expand(keys, g, out, n, rl, scores, threshold,
-                                                   budget.output, control, totals)
-                finally:
-                    out.close()
-                keys = g = None
-            else:
-                src = LayerSource(n, files[level], keys, g, budget.stream_buffer) if keys is not None \
-                    else LayerSource(n, files[level], buffer=budget.stream_buffer)
-                keys = g = None
-                try:
-                    fstate, status = _build_layer(src, out, n, rl, scores, threshold, budget, control,
-                                                  totals)
-                finally:
-                    src.close()
-                    out.close()
-                del src                               # free layer l before loading layer l+1
-            peak_disk = max(peak_disk, area.disk_usage())
-            if files[level] is not None:
-                files[level].drop_scores()
-            if status:
-                message = f"stopped in layer {level + 1} of {n}"
-                break
-            pruned_max = max(pruned_max, float(fstate[1]))
-            layer_sizes.append(out.count)
-            if out.count == 0:
-                break
-            if out.count <= budget.ram_nodes:
-                keys, g = out.load()
-            else:
-                disk_layers += 1
-            if first is not None and not obs.done(patience) and time.perf_counter() < obs_deadline:
-                allowed = first + int(sum(layer_sizes[:-1])) // OBS_NODES_PER_RESTART
-                if obs.restarts < allowed and obs.run(obs_deadline - time.perf_counter(),
-                                                      max_restarts=allowed, patience=patience):
-                    o, s_obs = obs.result()
-                    if s_obs > lb:
-                        choice, _ = pruned.best_for_order(o)
-                        inc_dag, lb = dag_of(pruned, choice), float(np.sum(scores[choice]))
-                        threshold = lb + 0.5 * control.tolerance * max(abs(lb), 1.0)
-                        control.improved(best=lb, layer=level + 1)
-            left = remaining_seconds(layer_sizes, n, time.perf_counter() - t_layers)
-            projections.append(left)
-            control.improved(bound=tree_bound(lb, float(fstate[0]), pruned_max), layer=level + 1,
-                             nodes=out.count, **({} if left is None else {"eta": f"{left:.0f}s"}))
-            if left is not None:
-                control.estimate(left, layer=level + 1)
-        if status is None and len(layer_sizes) == n + 1 and layer_sizes[-1] == 1:
-            goal_g = float(files[n].load()[1][0])
-            if goal_g > lb:
-                inc_dag = _reconstruct(pruned, rl, cache.names, files, n)
-                lb = float(cache.dag_score(inc_dag.parents))
-        if status is None:
-            status = "optimal"
-            control.improved(best=lb, bound=tree_bound(lb, pruned_max, goal_g))
-    except KeyboardInterrupt:
-        status, message = "interrupted", "interrupted by the user"
-    except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-            raise
-        status = "memory_limit"
-        message = f"temporary disk space exhausted in {tmp_dir or 'the temp dir'}: {exc}"
-    finally:
-        stats["disk_bytes_written"] = area.bytes_written
-        stats["parallel_layers"] = parallel_layers
-        if blocks is not None:
-            blocks.close()
-        area.cleanup()
-    stats.update(expanded=int(sum(layer_sizes[:-1])) if status == "optimal" else None,
-                 generated=int(totals[1]), pruned=int(totals[2]), layer_sizes=layer_sizes,
-                 max_layer=max(layer_sizes), disk_layers=disk_layers, peak_disk_bytes=peak_disk,
-                 projected_seconds=projections, obs_restarts=obs.restarts)
-    bound = control.bound if status != "optimal" else tree_bound(lb, pruned_max, goal_g)
-    return SolveResult(dag=inc_dag, score=lb, upper_bound=bound, status=status, method="bfbnb",
-                       stats=stats, message=message)
+class _Search:
+    """One :func:`solve_bfbnb` run: the incumbent, the heuristic and the layers' state."""
+
+    def __init__(self, cache: ScoreCache, control, opts: BfbnbOptions):
+        self.cache, self.control, self.opts = cache, control, opts
+        self.n = n = cache.n
+        self.mem = parse_memory(opts.memory_limit)
+        self.workers = _workers(opts.threads)
+        self.group_size = opts.group_size if opts.group_size is not None else \
+            min(n, SMALL_GROUP if n <= SMALL_GROUP_MAX_N else LARGE_GROUP)
+        self.t0 = time.perf_counter()
+        self.pruned = cache.prune_dominated()
+        self.scores = self.pruned.scores
+        self.stats: dict[str, Any] = {"candidates": cache.m, "candidates_pruned_cache": self.pruned.m,
+                                      "memory_limit": self.mem}
+        self.status: str | None = None
+        self.message = ""
+
+    # ---- incumbent: OBS (+ optional given DAG / dual solver) -----------------------------
+    def find_incumbent(self) -> np.ndarray:
+        """The first incumbent; returns OBS's ordering (the static heuristic's groups use it)."""
+        n, opts, control, pruned, stats = self.n, self.opts, self.control, self.pruned, self.stats
+        obs_time, patience = opts.obs_time, None
+        if obs_time is None:
+            obs_time, patience = min(10.0, 0.1 + 0.005 * n * n), 500 + 50 * n
+        if control.time_limit is not None:
+            obs_time = min(obs_time, 0.2 * control.time_limit)
+        self.obs = QuickOrderingSearch(pruned, seed=opts.seed)
+        self.obs_deadline = time.perf_counter() + obs_time
+        self.patience = patience
+        self.first = None if patience is None else max(1, int(OBS_FIRST_SHARE * patience))
+        self.obs.run(obs_time, max_restarts=self.first, patience=patience)
+        order, _ = self.obs.result()
+        choice, _ = pruned.best_for_order(order)
+        self.inc_dag = dag_of(pruned, choice)   # pruned keeps cache's variables
+        self.lb = float(np.sum(self.scores[choice]))
+        stats["obs_score"] = self.lb
+        self.ub_extra = math.inf
+        given = opts.initial_dag if opts.initial_dag is not None else opts.upper_bound_dag
+        if given is not None:
+            dag, s = _initial_solution(self.cache, given)
+            stats["initial_score"] = s
+            if s > self.lb:
+                self.inc_dag, self.lb = dag, s
+        if opts.dual_time and opts.dual_time > 0:
+            dag, s, bound = control.borrow(self.cache, "dual", opts.dual_time)
+            if dag is not None:
+                stats["dual_score"] = s
+                if s > self.lb:
+                    self.inc_dag, self.lb = dag, s
+            self.ub_extra = min(self.ub_extra, bound)
+        stats["incumbent_seconds"] = time.perf_counter() - self.t0
+        return order
+
+    def build_heuristic(self, order: np.ndarray) -> None:
+        """The pattern databases (static groups from OBS's ordering, or the simple bound)."""
+        t1 = time.perf_counter()
+        used = self.opts.heuristic if pending() is None else "simple"   # stopping: the cheap bound will do
+        if used == "static":
+            groups, self.rl = choose_groups(self.pruned, order, self.group_size)
+        else:
+            groups = make_groups(self.pruned, 1)
+            self.rl = relabel(self.pruned, groups)
+        hstart = self.rl.h_start()
+        self.stats.update(heuristic=used, groups=[len(gr) for gr in groups], h_start=hstart,
+                          heuristic_seconds=time.perf_counter() - t1)
+        self.control.improved(best=self.lb, bound=min(hstart, self.ub_extra), phase="incumbent")
+
+    # ---- the layers -----------------------------------------------------------------------
+    def search(self) -> None:
+        n, stats = self.n, self.stats
+        self.threshold = self.lb + 0.5 * self.control.tolerance * max(abs(self.lb), 1.0)
+        self.pruned_max = -math.inf
+        self.totals = np.zeros(4, dtype=np.int64)          # pops, generated, pruned, infeasible
+        self.layer_sizes = [1]
+        self.disk_layers = 0
+        baseline = _resident_bytes()
+        stats["memory_baseline"] = baseline
+        self.budget = _Budget(max(self.mem - baseline, min(self.mem, MIN_SEARCH_MEMORY)), n)
+        self.files: list[LayerFiles | None] = [None] * (n + 1)
+        self.keys, self.g = np.zeros(1, dtype=np.uint64), np.zeros(1)
+        self.peak_disk = 0
+        self.goal_g = -math.inf
+        self.area = area = TempArea(self.opts.tmp_dir)
+        if area.reaped:
+            stats["stale_tmp_dirs_removed"] = len(area.reaped)
+        self.blocks = LayerBlocks(self.workers) if self.workers > 1 else None
+        stats["threads"] = self.workers
+        self.parallel_layers = 0
+        self.projections: list[float | None] = []
+        self.t_layers = time.perf_counter()
+        try:
+            for level in range(n):
+                if not self.layer(level):
+                    break
+            self.reach_goal()
+        except KeyboardInterrupt:
+            self.status, self.message = "interrupted", "interrupted by the user"
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            self.status = "memory_limit"
+            self.message = f"temporary disk space exhausted in {self.opts.tmp_dir or 'the temp dir'}: {exc}"
+        finally:
+            stats["disk_bytes_written"] = area.bytes_written
+            stats["parallel_layers"] = self.parallel_layers
+            if self.blocks is not None:
+                self.blocks.close()
+            area.cleanup()
+
+    def layer(self, level: int) -> bool:
+        """Expand layer ``level`` into layer ``level + 1``; False when the search stops."""
+        n, control = self.n, self.control
+        self.status = control.should_stop(nodes=int(self.totals[0]))
+        if self.status:
+            self.message = f"stopped before layer {level + 1} of {n}"
+            return False
+        out = LayerFiles(self.area, level + 1)
+        self.files[level + 1] = out
+        fstate, self.status = self.expand(level, out)
+        self.peak_disk = max(self.peak_disk, self.area.disk_usage())
+        if self.files[level] is not None:
+            self.files[level].drop_scores()
+        if self.status:
+            self.message = f"stopped in layer {level + 1} of {n}"
+            return False
+        self.pruned_max = max(self.pruned_max, float(fstate[1]))
+        self.layer_sizes.append(out.count)
+        if out.count == 0:
+            return False
+        if out.count <= self.budget.ram_nodes:
+            self.keys, self.g = out.load()
+        else:
+            self.disk_layers += 1
+        self.more_obs(level)
+        left = remaining_seconds(self.layer_sizes, n, time.perf_counter() - self.t_layers)
+        self.projections.append(left)
+        control.improved(bound=tree_bound(self.lb, float(fstate[0]), self.pruned_max), layer=level + 1,
+                         nodes=out.count, **({} if left is None else {"eta": f"{left:.0f}s"}))
+        if left is not None:
+            control.estimate(left, layer=level + 1)
+        return True
+
+    def expand(self, level: int, out: LayerFiles):
+        """Layer ``level`` (in RAM or on disk) expanded into ``out``, by the threads' blocks
+        when the layer is in RAM and its output fits, else streamed; (frontier state, status)."""
+        n, keys, blocks, budget = self.n, self.keys, self.blocks, self.budget
+        if keys is not None and blocks is not None and blocks.usable(len(keys), n) \
+                and _fits(len(keys), n, level, budget):
+            self.parallel_layers += 1
+            try:
+                return blocks.expand(keys, self.g, out, n, self.rl, self.scores, self.threshold,
+                                     budget.output, self.control, self.totals)
+            finally:
+                out.close()
+                self.keys = self.g = None
+        src = LayerSource(n, self.files[level], keys, self.g, budget.stream_buffer) if keys is not None \
+            else LayerSource(n, self.files[level], buffer=budget.stream_buffer)
+        self.keys = self.g = None
+        try:
+            return _build_layer(src, out, n, self.rl, self.scores, self.threshold, budget, self.control,
+                                self.totals)
+        finally:
+            src.close()
+            out.close()
+            del src                               # free layer l before loading layer l+1
+
+    def more_obs(self, level: int) -> None:
+        """OBS restarts earned by the nodes expanded so far (while its time lasts); a better
+        ordering raises the incumbent and the pruning threshold."""
+        obs, first, patience = self.obs, self.first, self.patience
+        if first is None or obs.done(patience) or time.perf_counter() >= self.obs_deadline:
+            return
+        allowed = first + int(sum(self.layer_sizes[:-1])) // OBS_NODES_PER_RESTART
+        if obs.restarts < allowed and obs.run(self.obs_deadline - time.perf_counter(),
+                                              max_restarts=allowed, patience=patience):
+            o, s_obs = obs.result()
+            if s_obs > self.lb:
+                choice, _ = self.pruned.best_for_order(o)
+                self.inc_dag, self.lb = dag_of(self.pruned, choice), float(np.sum(self.scores[choice]))
+                self.threshold = self.lb + 0.5 * self.control.tolerance * max(abs(self.lb), 1.0)
+                self.control.improved(best=self.lb, layer=level + 1)
+
+    def reach_goal(self) -> None:
+        """After the last layer: the goal's DAG when it beats the incumbent, status optimal."""
+        n = self.n
+        if self.status is None and len(self.layer_sizes) == n + 1 and self.layer_sizes[-1] == 1:
+            self.goal_g = float(self.files[n].load()[1][0])
+            if self.goal_g > self.lb:
+                self.inc_dag = _reconstruct(self.pruned, self.rl, self.cache.names, self.files, n)
+                self.lb = float(self.cache.dag_score(self.inc_dag.parents))
+        if self.status is None:
+            self.status = "optimal"
+            self.control.improved(best=self.lb, bound=tree_bound(self.lb, self.pruned_max, self.goal_g))
+
+    def result(self) -> SolveResult:
+        status, sizes = self.status, self.layer_sizes
+        self.stats.update(expanded=int(sum(sizes[:-1])) if status == "optimal" else None,
+                          generated=int(self.totals[1]), pruned=int(self.totals[2]), layer_sizes=sizes,
+                          max_layer=max(sizes), disk_layers=self.disk_layers, peak_disk_bytes=self.peak_disk,
+                          projected_seconds=self.projections, obs_restarts=self.obs.restarts)
+        bound = self.control.bound if status != "optimal" else tree_bound(self.lb, self.pruned_max, self.goal_g)
+        return SolveResult(dag=self.inc_dag, score=self.lb, upper_bound=bound, status=status, method="bfbnb",
+                           stats=self.stats, message=self.message)
 
 
 def _workers(threads: Any) -> int:
@@ -260,7 +311,6 @@ def _workers(threads: Any) -> int:
     if isinstance(threads, bool) or not (threads is None or isinstance(threads, (int, np.integer))) \
             or (threads is not None and threads < 0):
         raise InputError(f"threads must be a non-negative integer (0: every core), got {threads!r}")
-    from ..race import cores
     return cores() if not threads else int(threads)
 
 

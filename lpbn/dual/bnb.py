@@ -50,6 +50,7 @@ from .branching import (
     choose_branch_strong,
     fixed_structure,
 )
+from .defaults import POLISH_MAX_ROWS
 from .fixing import RootFixing
 from .incumbent import OrderSearch, dag_order
 from .options import DualOptions
@@ -58,13 +59,6 @@ from .polish import polish
 from .relax import closed, relax
 from .state import DualState
 
-#: Polish the dual LP exactly (HiGHS) only below this many candidate rows.
-POLISH_MAX_ROWS = 300_000
-#: The OBS incumbent search runs by default (``local_search`` 0.05) only up to this many
-#: variables: its climbs over bitsets cost O(n^2) words each, ~2 s at n = 1,001 but ~90 s at
-#: n = 2,000, where the race's dual spent 182 of its 300 s in the first search's two climbs
-#: (synthetic-2000, results/scale/README.md).
-LOCAL_SEARCH_MAX_N = 1500
 #: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
 OBS_CLIMBS_PER_SWEEP = 20
 #: A relaxation round (LP polish + separation) counts as this many CD sweeps of work.
@@ -72,10 +66,6 @@ OBS_ROUND_SWEEPS = 4
 #: Cost of one OBS climb in CD sweeps, estimated as max(1, n^2 / OBS_CLIMB_N2) (measured:
 #: ~0.2 sweeps at n = 56, ~7 at n = 441, ~70 at n = 1041).
 OBS_CLIMB_N2 = 20_000
-#: ``primal_first`` by default only up to this many variables: each greedy growth at η costs
-#: O(n^2 |support|), which dominates a separation round on the 400-1000-variable caches
-#: (munin1-5000, n = 186, is solved faster with it).
-PRIMAL_FIRST_MAX_N = 256
 #: Perturbation climbs of the first OBS search (from the greedy order, before the root).
 OBS_FIRST_CLIMBS = 20
 #: Once this many climbs in a row have not improved the incumbent, the local search's credit
@@ -105,9 +95,6 @@ SUPPORT_MIP_FREE = 5
 SUPPORT_MIP_PER_NODE = 0.1
 SUPPORT_MIP_NODE_SECONDS = 1.0
 SUPPORT_MIP_SHARE = 0.1
-#: Above this many variables the relaxation adds many clusters per round and runs few CD sweeps
-#: between separations (``separation_batch`` and ``round_sweeps`` in :class:`DualOptions`).
-SCALE_N = 1000
 
 
 def choice_of(cache: ScoreCache, dag: Any) -> np.ndarray:

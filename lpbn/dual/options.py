@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from ..errors import InputError
 from ..options import ANY, BOOL, NONNEG, NONNEG_INT, POSITIVE_INT, SEED, MethodOptions, Rule, between, choices, either, opt
+from .defaults import LOCAL_SEARCH_MAX_N, POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
 
 BRANCHING = ("flips", "eta", "strong")
 LP_POLISH = ("off", "root", "nodes")
@@ -211,7 +212,6 @@ class DualOptions(MethodOptions):
     def resolved(self, cache: Any) -> DualOptions:
         """A copy with every ``None`` default set for ``cache`` (the cache the branch and bound
         runs on, after ``prune``) and ``lp_polish`` one of ``"off"``, ``"root"``, ``"nodes"``."""
-        from .bnb import LOCAL_SEARCH_MAX_N, POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
         lp_polish = self.lp_polish
         if lp_polish is None or lp_polish == "auto":
             lp_polish = "nodes" if cache.m <= POLISH_MAX_ROWS else "off"

@@ -112,8 +112,9 @@ def write_bif(network, path: str | os.PathLike | None = None, *, name: str = "lp
     contains ``variable`` or ``probability``, which pgmpy's reader mistakes for a block, is
     replaced by ``lpbn``).
     """
-    from ..network import BayesianNetwork
-    if not isinstance(network, BayesianNetwork):
+    # duck-typed: lpbn.network (core) reads its files through this package's text helpers, so
+    # this package does not import it back
+    if not all(hasattr(network, a) for a in ("names", "arities", "parents", "cpts", "state_names")):
         raise InputError(f"write_bif expects a BayesianNetwork, got {type(network).__name__}")
     text = bif_text(network, name)
     if path is not None:

@@ -314,181 +314,214 @@ def solve_highs(cache: ScoreCache, control, **options) -> SolveResult:
 
 
 def _solve_highs(cache: ScoreCache, control, opts: HighsOptions) -> SolveResult:
-    """The body of :func:`solve_highs` (which chooses the LP helpers' implementation)."""
-    (root_cuts, exact_root, prune, lazy, recut, subip_time, threads, log, max_mip_rounds, memory_limit,
-     acyclicity, k_max, start_search, mip_heuristics, highs_options, certificate, certificate_time,
-     numba, zero_half, column_generation, fix_columns, support_mip, start, local_cuts, incumbent_feed,
-     tree) = opts.values()
-    if numba:
+    """The body of :func:`solve_highs` (which chooses the LP helpers' implementation): first
+    incumbents, the root's cutting planes, then branch and price or the MIP rounds
+    (:class:`_HighsRun`)."""
+    if opts.numba:
         import numba as _numba  # noqa: F401  (loaded: the LP helpers take the kernels)
-    _check_highs_options(highs_options or {})
-    if zero_half is None:
-        zero_half = "slack" if cache.n > ZERO_HALF_SLACK_MIN_N else True
-    given = cache
-    if prune:
-        cache = cache.prune_dominated()
-    if column_generation is None:
-        column_generation = numba and cache.m > COLUMN_GENERATION_ABOVE * cache.n
-    elif column_generation and not numba:
-        raise InputError("method 'highs': column_generation needs numba=True (its pricing is a kernel)")
-    dense = bool(column_generation) and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n   # a dense priced root
-    if tree is None:
-        tree = "price" if dense and cache.n > ZERO_HALF_SLACK_MIN_N else "mip"
-    model = EtaLP(cache, threads=threads, log=log, price=bool(column_generation),
-                  columns=EtaLP.start_columns(cache) if column_generation else None)
-    incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
-    offer = incumbent.offer
-    stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
-             "cuts_incumbent": 0, "root_bound": None, "root_complete": False, "mip_nodes": 0}
+    _check_highs_options(opts.highs_options or {})
+    run = _HighsRun(cache, control, opts)
+    run.first_incumbents()
+    done = run.root()
+    if done is not None:
+        return done
+    if run.tree == "price" and opts.root_cuts:
+        return run.branch_and_price()
+    return run.mip_rounds()
 
-    def take_feed() -> None:
-        fed = incumbent_feed() if incumbent_feed is not None else None
+
+class _HighsRun:
+    """One ``method="highs"`` solve: the η model, the incumbent and the stats."""
+
+    def __init__(self, cache: ScoreCache, control, opts: HighsOptions):
+        self.o, self.control, self.given = opts, control, cache
+        self.zero_half = opts.zero_half
+        if self.zero_half is None:
+            self.zero_half = "slack" if cache.n > ZERO_HALF_SLACK_MIN_N else True
+        if opts.prune:
+            cache = cache.prune_dominated()
+        self.cache = cache
+        column_generation = opts.column_generation
+        if column_generation is None:
+            column_generation = opts.numba and cache.m > COLUMN_GENERATION_ABOVE * cache.n
+        elif column_generation and not opts.numba:
+            raise InputError("method 'highs': column_generation needs numba=True (its pricing is a kernel)")
+        self.dense = bool(column_generation) and cache.m >= PURGE_CLUSTERS_MIN_DENSITY * cache.n   # a dense priced root
+        self.tree = opts.tree
+        if self.tree is None:
+            self.tree = "price" if self.dense and cache.n > ZERO_HALF_SLACK_MIN_N else "mip"
+        self.model = EtaLP(cache, threads=opts.threads, log=opts.log, price=bool(column_generation),
+                           columns=EtaLP.start_columns(cache) if column_generation else None)
+        self.incumbent = Incumbent(cache, lambda score: control.improved(best=score), check_acyclic=True)
+        self.offer = self.incumbent.offer
+        self.stats = {"lp_rounds": 0, "mip_rounds": 0, "cuts_root_cheap": 0, "cuts_root_exact": 0,
+                      "cuts_incumbent": 0, "root_bound": None, "root_complete": False, "mip_nodes": 0}
+        self.floor = -math.inf     # the fixed candidates are in no DAG scoring above this
+
+    def take_feed(self) -> None:
+        feed = self.o.incumbent_feed
+        fed = feed() if feed is not None else None
         if fed is not None:
             # -1 where pruning dropped the set (a dominated set; offer refuses the DAG)
-            offer(fed if cache is given else cache.indices_of([given.parents(int(j)) for j in fed]))
+            cache, given = self.cache, self.given
+            self.offer(fed if cache is given else cache.indices_of([given.parents(int(j)) for j in fed]))
 
-    def on_lp(value, eta) -> None:
-        control.improved(bound=value)
-        take_feed()
-        offer(decode_choice(cache, eta))
+    def on_lp(self, value, eta) -> None:
+        self.control.improved(bound=value)
+        self.take_feed()
+        self.offer(decode_choice(self.cache, eta))
 
-    def finish(status: str, message: str = "") -> SolveResult:
+    def finish(self, status: str, message: str = "") -> SolveResult:
+        model, o, stats = self.model, self.o, self.stats
         stats["clusters"] = len(model.clusters)
         if model.price:                      # a return from inside the restricted root
             stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
         extra = {"clusters": model.clusters.copy()}
-        result = incumbent.result(control, status, "highs", stats, message, extra=extra)
-        if certificate:
-            _attach_certificate(result, model, threads, "non-dominated" if prune else "all",
-                                certificate_time if certificate_time is not None else control.time_limit)
+        result = self.incumbent.result(self.control, status, "highs", stats, message, extra=extra)
+        if o.certificate:
+            _attach_certificate(result, model, o.threads, "non-dominated" if o.prune else "all",
+                                o.certificate_time if o.certificate_time is not None else self.control.time_limit)
         return result
 
-    offer(cache.best_for_order(np.arange(cache.n))[0])
-    if start is not None:
-        offer(_choice_of(cache, start))
-    if start_search and not use_numpy(cache.n):
-        # before the cut loop, which can run for minutes on a few hundred variables with only
-        # LP roundings as incumbents (munin1-5000: 1.1% below the optimum at 60 s)
-        from ..ordering.quick import quick_ordering_search
-        order, _ = quick_ordering_search(cache, time_limit=min(2.0, 0.05 * control.remaining()),
-                                         max_restarts=100)
-        offer(cache.best_for_order(order)[0])
-    eta = None
-    if root_cuts:
-        root = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                        subip_time=subip_time, on_bound=on_lp, zero_half=zero_half,
-                        k_max=k_max, best=lambda: incumbent.score, local=local_cuts,
-                        purge_every=PURGE_EVERY if zero_half == "slack" else 0,
-                        purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0,
-                        max_pricing=ROOT_MAX_PRICING if dense else None,
-                        stall=ROOT_STALL if tree == "price" else None)
-        stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
-                     cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
-                     clusters_root_purged=root.clusters_purged,
-                     root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
-                     cuts_root_local=root.cuts_local, local_seconds=round(root.local_seconds, 3),
-                     root_complete=root.complete, root_stalled=root.stalled, subip_solves=root.subip.solves,
-                     subip_seconds=round(root.subip.seconds, 3))
-        eta = root.eta
-        if eta is not None and is_integral(eta):
-            choice = choice_from_eta(cache, eta)
-            if choice_is_acyclic(cache, choice):
-                offer(choice)
-                if control.closed():
-                    return finish(OPTIMAL, "root LP integral")
-        if k_max >= 2 and root.status == "optimal" and tree == "mip":   # the nodes separate them too
-            stats["kcluster_rows"] = _kcluster_rounds(model, k_max, control, exact_root,
-                                                      subip_time, on_lp, zero_half)
-    if root_cuts and zero_half == "slack":
-        _after_root(model, control, stats, incumbent, search=start_search and not use_numpy(cache.n),
-                    support_mip=support_mip and not use_numpy(cache.n))
-    if model.price:
-        stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
-    floor = -math.inf     # the fixed candidates are in no DAG scoring above this
+    def first_incumbents(self) -> None:
+        """The empty-ordering DAG, a given start and (``start_search``) a short OBS."""
+        cache, offer = self.cache, self.offer
+        offer(cache.best_for_order(np.arange(cache.n))[0])
+        if self.o.start is not None:
+            offer(_choice_of(cache, self.o.start))
+        if self.o.start_search and not use_numpy(cache.n):
+            # before the cut loop, which can run for minutes on a few hundred variables with only
+            # LP roundings as incumbents (munin1-5000: 1.1% below the optimum at 60 s)
+            from ..ordering.quick import quick_ordering_search
+            order, _ = quick_ordering_search(cache, time_limit=min(2.0, 0.05 * self.control.remaining()),
+                                             max_restarts=100)
+            offer(cache.best_for_order(order)[0])
 
-    def mip_model(root: EtaLP) -> EtaLP:
+    def root(self) -> SolveResult | None:
+        """The root's cutting planes (``root_cuts``); a result when the root LP is integral and
+        closes the gap."""
+        o, model, control, stats, cache = self.o, self.model, self.control, self.stats, self.cache
+        zero_half, dense = self.zero_half, self.dense
+        if o.root_cuts:
+            root = cut_loop(model, mode="clusters", exact=o.exact_root, time_limit=control.remaining(),
+                            subip_time=o.subip_time, on_bound=self.on_lp, zero_half=zero_half,
+                            k_max=o.k_max, best=lambda: self.incumbent.score, local=o.local_cuts,
+                            purge_every=PURGE_EVERY if zero_half == "slack" else 0,
+                            purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0,
+                            max_pricing=ROOT_MAX_PRICING if dense else None,
+                            stall=ROOT_STALL if self.tree == "price" else None)
+            stats.update(lp_rounds=root.rounds, cuts_root_cheap=root.cuts_cheap, cuts_root_kcluster=root.cuts_kcluster,
+                         cuts_root_exact=root.cuts_exact, cuts_root_zero_half=root.cuts_zero_half,
+                         clusters_root_purged=root.clusters_purged,
+                         root_bound=root.value, root_seconds=round(root.seconds, 3), cuts_root_purged=root.cuts_purged,
+                         cuts_root_local=root.cuts_local, local_seconds=round(root.local_seconds, 3),
+                         root_complete=root.complete, root_stalled=root.stalled, subip_solves=root.subip.solves,
+                         subip_seconds=round(root.subip.seconds, 3))
+            eta = root.eta
+            if eta is not None and is_integral(eta):
+                choice = choice_from_eta(cache, eta)
+                if choice_is_acyclic(cache, choice):
+                    self.offer(choice)
+                    if control.closed():
+                        return self.finish(OPTIMAL, "root LP integral")
+            if o.k_max >= 2 and root.status == "optimal" and self.tree == "mip":   # the nodes separate them too
+                stats["kcluster_rows"] = _kcluster_rounds(model, o.k_max, control, o.exact_root,
+                                                          o.subip_time, self.on_lp, zero_half)
+        if o.root_cuts and zero_half == "slack":
+            _after_root(model, control, stats, self.incumbent, search=o.start_search and not use_numpy(cache.n),
+                        support_mip=o.support_mip and not use_numpy(cache.n))
+        if model.price:
+            stats.update(lp_columns=model.num_cols, lp_columns_priced=model.priced)
+        return None
+
+    def branch_and_price(self) -> SolveResult:
+        o, zero_half = self.o, self.zero_half
+        return self.finish(*_branch_and_price(
+            self.model, self.control, self.incumbent, self.stats, self.take_feed, o.fix_columns,
+            dict(subip_time=o.subip_time, zero_half=zero_half, k_max=o.k_max, local=o.local_cuts,
+                 purge_every=PURGE_EVERY if zero_half == "slack" else 0,
+                 purge_clusters=PURGE_CLUSTERS_EVERY if self.dense else 0)))
+
+    def mip_model(self, root: EtaLP) -> EtaLP:
         """The model the MIP runs on: every column (after a restricted root) but those fixed
         by their reduced costs at the root's duals, generation rows."""
-        nonlocal floor
+        o = self.o
         keep = None
-        if root_cuts and fix_columns:
-            take_feed()                  # the better the incumbent, the more columns fixed
-            keep, floor = _fix_by_reduced_cost(root, control, incumbent.score, stats)
+        if o.root_cuts and o.fix_columns:
+            self.take_feed()                  # the better the incumbent, the more columns fixed
+            keep, self.floor = _fix_by_reduced_cost(root, self.control, self.incumbent.score, self.stats)
         root.restore_purged()            # after the fixing, which reads the root LP's duals
         model = root.full_model()
         if keep is not None:
             model.restrict(keep)
-        if acyclicity == "generation":
-            stats["generation_rows"] = model.add_generation_rows()
-        if not mip_heuristics:
+        if o.acyclicity == "generation":
+            self.stats["generation_rows"] = model.add_generation_rows()
+        if not o.mip_heuristics:
             model.mip_options.update(mip_heuristic_effort=0.0, mip_heuristic_run_rins=False,
                                      mip_heuristic_run_rens=False,
                                      mip_heuristic_run_feasibility_jump=False,
                                      mip_heuristic_run_root_reduced_cost=False)
         model.mip_options.update(mip_pscost_minreliable=MIP_MIN_RELIABLE)
-        model.mip_options.update(highs_options or {})
+        model.mip_options.update(o.highs_options or {})
         return model
 
-    if tree == "price" and root_cuts:
-        return finish(*_branch_and_price(model, control, incumbent, stats, take_feed, fix_columns,
-                                         dict(subip_time=subip_time, zero_half=zero_half, k_max=k_max,
-                                              local=local_cuts, purge_every=PURGE_EVERY if zero_half == "slack" else 0,
-                                              purge_clusters=PURGE_CLUSTERS_EVERY if dense else 0)))
-    mip_ready = False
-
-    def check(choice) -> bool:
-        if choice_is_acyclic(cache, choice):
-            offer(choice)
+    def check(self, choice) -> bool:
+        """HiGHS's lazy check of a MIP solution: acyclic ones become incumbents."""
+        if choice_is_acyclic(self.cache, choice):
+            self.offer(choice)
             return True
         return False
 
-    while True:
-        if control.closed():
-            return finish(OPTIMAL)
-        stop = control.should_stop()
-        if stop:
-            return finish(stop)
-        if max_mip_rounds is not None and stats["mip_rounds"] >= max_mip_rounds:
-            return finish("node_limit")
-        if not mip_ready:                    # only when the MIP runs: a stop above skips it
-            model, mip_ready = mip_model(model), True
-        take_feed()
+    def mip_rounds(self) -> SolveResult:
+        """Solve the MIP, cut the cyclic solutions' clusters, again, until closed or a limit."""
+        control, stats, o = self.control, self.stats, self.o
+        mip_ready = False
+        while True:
+            if control.closed():
+                return self.finish(OPTIMAL)
+            stop = control.should_stop()
+            if stop:
+                return self.finish(stop)
+            if o.max_mip_rounds is not None and stats["mip_rounds"] >= o.max_mip_rounds:
+                return self.finish("node_limit")
+            if not mip_ready:                    # only when the MIP runs: a stop above skips it
+                self.model, mip_ready = self.mip_model(self.model), True
+            done = self.mip_round()
+            if done is not None:
+                return done
+
+    def mip_round(self) -> SolveResult | None:
+        """One MIP solve and its cuts; a result when the solve ends."""
+        control, stats, o, model, cache, offer = self.control, self.stats, self.o, self.model, self.cache, self.offer
+        self.take_feed()
         t_mip = time.perf_counter()
-        sol = model.solve_mip(control.remaining(), start=incumbent.choice,
-                              check=check if lazy else None)
+        sol = model.solve_mip(control.remaining(), start=self.incumbent.choice,
+                              check=self.check if o.lazy else None)
         stats["mip_rounds"] += 1
         stats["mip_nodes"] += sol.nodes
         stats["mip_seconds"] = round(stats.get("mip_seconds", 0.0) + time.perf_counter() - t_mip, 3)
         if model.mip_retries:
             stats["mip_presolve_retries"] = model.mip_retries
         if sol.status == "inconsistent":
-            return finish(ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
-                          "does not have, with presolve and without; the best DAG and bound so far")
+            return self.finish(ERROR, "HiGHS reported an optimal MIP whose objective its own solution "
+                               "does not have, with presolve and without; the best DAG and bound so far")
         margin = mip_margin(cache.n)    # HiGHS's dual bound: no duals to recompute it from
         if math.isfinite(sol.bound):     # over the unfixed columns; a fixed one is in no DAG above floor
-            control.improved(bound=with_fixed(sol.bound + margin, floor), margin=margin)
+            control.improved(bound=with_fixed(sol.bound + margin, self.floor), margin=margin)
         cyclic = list(sol.rejected or [])
         if sol.choice is not None:
             if choice_is_acyclic(cache, sol.choice):
                 offer(sol.choice)
                 if sol.status == "optimal":
                     if control.closed():
-                        return finish(OPTIMAL)
+                        return self.finish(OPTIMAL)
                     # HiGHS stopped within a gap of its own (a user's mip_rel_gap, say)
-                    return finish("gap_limit", "HiGHS's MIP stopped with a gap above lpbn's "
-                                  "optimality tolerance; the best DAG and bound so far")
+                    return self.finish("gap_limit", "HiGHS's MIP stopped with a gap above lpbn's "
+                                       "optimality tolerance; the best DAG and bound so far")
             else:
                 cyclic.append(sol.choice)
         if not cyclic:
-            if sol.status == "infeasible":  # cannot happen for a feasible cache
-                return finish("infeasible", "HiGHS reports the ILP infeasible")
-            if sol.status in ("time_limit", "interrupted") or control.should_stop():
-                continue  # the loop head reports the limit
-            if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
-                return finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
-                              "root LP's bound so far")
-            return finish(ERROR, f"HiGHS's MIP ended with status {sol.status!r}, which lpbn does not "
-                          "expect; the best DAG and bound so far")
+            return self.no_cut(sol)
         added = 0
         for choice in cyclic:
             cuts = incumbent_clusters(cache, choice)
@@ -499,13 +532,27 @@ def _solve_highs(cache: ScoreCache, control, opts: HighsOptions) -> SolveResult:
         stats["cuts_incumbent"] += added
         stats["lazy_restarts"] = stats.get("lazy_restarts", 0) + (1 if sol.rejected else 0)
         if not added:
-            return finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
-        if recut and root_cuts:
+            return self.finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
+        if o.recut and o.root_cuts:
             # re-tighten the LP with the new rows before the next MIP (cheap LP rounds)
-            again = cut_loop(model, mode="clusters", exact=exact_root, time_limit=control.remaining(),
-                             subip_time=subip_time, on_bound=on_lp, zero_half=zero_half)
+            again = cut_loop(model, mode="clusters", exact=o.exact_root, time_limit=control.remaining(),
+                             subip_time=o.subip_time, on_bound=self.on_lp, zero_half=self.zero_half)
             stats["lp_rounds"] += again.rounds
             stats["cuts_recut"] = stats.get("cuts_recut", 0) + again.cuts_cheap + again.cuts_exact
+        return None
+
+    def no_cut(self, sol) -> SolveResult | None:
+        """A MIP solve without a cyclic solution to cut: a limit (None: the loop head reports
+        it) or the status that ends the solve."""
+        if sol.status == "infeasible":  # cannot happen for a feasible cache
+            return self.finish("infeasible", "HiGHS reports the ILP infeasible")
+        if sol.status in ("time_limit", "interrupted") or self.control.should_stop():
+            return None  # the loop head reports the limit
+        if sol.status == "memory_limit":  # munin-5000's MIP: 177,691 columns, 174,642 generation rows
+            return self.finish(MEMORY_LIMIT, "HiGHS ran out of memory in the MIP; the best DAG and the "
+                               "root LP's bound so far")
+        return self.finish(ERROR, f"HiGHS's MIP ended with status {sol.status!r}, which lpbn does not "
+                           "expect; the best DAG and bound so far")
 
 
 solve_highs.options_class = HighsOptions

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,8 @@ from ..errors import InputError
 from ..result import DAG
 from .asobs import asobs_lift, asobs_restart
 from .obs import Point, obs_restart
-from .population import DEFAULT_GENERATION, DEFAULT_POPULATION, Population
+from .options import DEFAULT_STALL, SearchOptions  # noqa: F401  (DEFAULT_STALL re-exported)
+from .population import DEFAULT_GENERATION, Population
 from .starts import (RESTART_SCHEMES, START_ORDERS, apply_restart, draw_restart, fresh_start,
                      start_order)
 from .workspace import Workspace
@@ -78,15 +79,6 @@ DEFAULT_SECONDS = 60.0
 #: paper's OBS).
 DEFAULT_WINDOW = None
 
-#: A chain whose base has not moved for this many of its restarts climbs again from a fresh
-#: random ordering (0 or None: never).  An iterated local search finds its best within seconds
-#: and then circles its basin: on one cache the seeds end 380 apart on connect4 and 270 on
-#: plants, and fresh chains after 5,000 idle restarts were ahead in 7 of 16 seed pairs on six
-#: data sets (connect4 +341, plants +269), level in 8, behind in 1 (-10.6 on accidents);
-#: results/scale/README.md, "The ILP beside the search takes its DAGs".  Only searches that
-#: restart thousands of times meet it (a few hundred variables at the suite's 60 s); the
-#: default stopping rule (DEFAULT_PATIENCE) ends a search long before.
-DEFAULT_STALL = 5000
 
 
 @dataclass
@@ -176,17 +168,13 @@ def default_kicks(n: int) -> int:
     return max(1, n // 50)
 
 
-def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
-                    time_limit: float | None = None, max_restarts: int | None = None,
-                    patience: int | None = None, control=None, start: str = "greedy",
-                    restart: str = "perturb", kick: int = 16,
-                    kicks: int | None = None, window: int | None = None,
-                    trail: str = "both", stall: int | None = DEFAULT_STALL,
-                    population: int = DEFAULT_POPULATION,
-                    generation: int = DEFAULT_GENERATION) -> OrderingResult:
+def ordering_search(cache: ScoreCache, rule: str = "asobs", opts: SearchOptions | None = None, *,
+                    time_limit: float | None = None, control=None, **fields) -> OrderingResult:
     """Anytime OBS (Teyssier & Koller 2005) or ASOBS (Scanagatta et al. 2015, §4) search.
 
-    ``rule``: ``"asobs"`` or ``"obs"``.  ``start``: first ordering (``"greedy"``,
+    ``rule``: ``"asobs"`` or ``"obs"``.  The search's options are ``opts`` (a
+    :class:`~lpbn.ordering.options.SearchOptions`, every field documented there; keyword
+    ``fields`` build one, or override ``opts``' fields), in short: ``start``: first ordering (``"greedy"``,
     ``"random"``, ``"asobs"``: see :mod:`.starts`).  ``restart``: ``"perturb"`` (iterated
     local search on the incumbent's ordering with ``kicks`` kicked segments of 2..``kick``
     positions; default ``kicks`` one per 50 variables) or ``"random"`` (fresh random
@@ -212,6 +200,10 @@ def ordering_search(cache: ScoreCache, rule: str = "asobs", *, seed: int = 0,
     :data:`DEFAULT_PATIENCE` restarts without improvement or :data:`DEFAULT_SECONDS`.
     Improvements are reported through ``control.improved(best=...)``.
     """
+    o = SearchOptions(**fields) if opts is None else replace(opts, **fields) if fields else opts
+    seed, max_restarts, patience, start, restart = o.seed, o.max_restarts, o.patience, o.start, o.restart
+    kick, kicks, window, trail, stall = o.kick, o.kicks, o.window, o.trail, o.stall
+    population, generation = o.population, o.generation
     _check_options(rule, time_limit, max_restarts, patience, start, restart, kick, kicks, window,
                    trail, stall, population, generation)
     t0 = time.perf_counter()

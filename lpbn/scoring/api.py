@@ -1,47 +1,27 @@
 """Front door of the scorer: ``score_data(data, score="bic", ...) -> ScoreCache``.
 
-The data are read once (:mod:`.data`), every variable's candidate parent sets are explored
-by one strategy (:mod:`.explore`: exhaustive, independence, greedy or sequential) in
-parallel (:mod:`.parallel`), and the kept sets become one :class:`~lpbn.cache.ScoreCache`.
+Continuous and mixed scores go to :mod:`.continuous`, discrete ones to :mod:`.discrete`: the
+data are read once (:mod:`.data`), every variable's candidate parent sets are explored by one
+strategy (:mod:`.explore`: exhaustive, independence, greedy or sequential) in parallel
+(:mod:`.parallel`), and the kept sets become one :class:`~lpbn.cache.ScoreCache`.  This module
+only routes; it imports both scorers and neither imports it.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, Callable, Sequence
 
-import numpy as np
-
 from ..cache import ScoreCache
 from ..errors import InputError
-from .context import ExploreOptions, ScoringContext
+from .continuous import score_continuous
 from .data import Dataset, read_data
-from .explore import STRATEGIES
-from .kbest import algorithm2_bounds
-from .parallel import default_jobs, explore_all, progress_bar
-from .pruning import tian_global_bound
-from .scores import BDEU, LN2, MDL, kind_of
+# re-exported: the discrete scorer's names that callers know from here
+from .discrete import (AUTO_EXHAUSTIVE_MAX_SETS, AUTO_EXPLORE_SECONDS, ISOLATE_MIN_SETS,  # noqa: F401
+                       SERIAL_CELLS, DiscreteScoring, exhaustive_fits, score_discrete)
+from .typed import auto_score, read_typed
 
 __all__ = ["score_data", "read_data", "Dataset", "exhaustive_fits"]
-
-#: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
-#: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
-AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
-#: an exhaustive exploration of more candidate sets than this (all variables; within Tian's
-#: global bound and the parent limit for one network, the parent limit alone for the k best,
-#: whose bounds are per variable) runs in a worker process even with one job: a single
-#: variable's DFBnB is one numba call that can last minutes, during which this process could
-#: not act on Ctrl-C or SIGTERM; the parent stays responsive and terminates the worker
-ISOLATE_MIN_SETS = 2_000_000
-#: ``time_per_variable="auto"``: about this many seconds of exploration in all (wall clock, spread
-#: over the workers), at most 1 s and at least 0.05 s per variable; that total is kept by giving
-#: each variable its share of the time left (lpbn.scoring.parallel.BudgetSchedule: a variable's
-#: first pushes may overrun its budget, the final phase and the assembly take time too, and
-#: moviereview's 300 planned seconds became 353-364 s with a fixed budget per variable).
-AUTO_EXPLORE_SECONDS = 300.0
-#: Runs smaller than this (variables x rows) are scored in this process by default.
-SERIAL_CELLS = 200_000
 
 
 def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
@@ -115,48 +95,12 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
                              max_evaluations, jobs)
         if not isinstance(score, str):
             return score
-    kind = kind_of(score)
-    ds = read_data(data, header=header, missing=missing, drop_missing=drop_missing)
-    if ds.N == 0:
-        raise InputError("empty data")
-    _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules)
-    if constraints is not None:      # unknown names and contradictions before any work
-        from ..constraints import Constraints
-        constraints = Constraints.coerce(constraints)
-        constraints.resolve(ds.names)
-    ordr = _order_indices(ds, order, k_best)
-    strategy = _choose_strategy(explore, ds, max_parents, k_best, ordr)
-    k = int(k_best)
-    if strategy != "exhaustive" and (k != 1 or ordr is not None or tuple(rules) != ("limit", "dominance", "bnb")
-                                     or entropy_bound != "all"):
-        raise InputError(f"explore={strategy!r} supports k_best=1 and the default rules, order and "
-                         "entropy bound only; use explore='exhaustive'")
-    workers = _workers(jobs, ds, scheduler)
-    opts = _explore_options(strategy, time_per_variable, max_evaluations, max_candidates, explore_options,
-                            ds.n, workers)
-    kb = kb_info = None
-    if (k > 1 and kind != BDEU and kbest_global and ordr is None and int(ds.arities.min()) >= 2
-            and "limit" in rules):
-        base = score_data(ds, score="bic" if kind == MDL else score, ess=ess, max_parents=max_parents,
-                          k_best=1, jobs=workers, entropy_bound=entropy_bound, explore="exhaustive")
-        kb, kb_info = algorithm2_bounds(base, ds, kind, k)
-    ctx = ScoringContext(ds, kind, float(ess), k=k, max_parents=None if max_parents is None else int(max_parents),
-                         explore=strategy, options=opts, use_tw=entropy_bound == "tw", order=ordr,
-                         kbest_limits=kb, rules=frozenset(rules))
-    bar = progress if callable(progress) else (progress_bar() if progress else None)
-    long_run = strategy == "exhaustive" and _exhaustive_sets(ds, max_parents, k) > ISOLATE_MIN_SETS
-    results = explore_all(ctx, jobs=workers, scheduler=scheduler, progress=bar, isolate=long_run)
-    cache = _assemble(ds, results, kind)
-    cache.meta.update(_meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, results, cache,
-                            time.perf_counter() - t0, workers, scheduler))
-    if kb_info is not None:
-        cache.meta["scoring"]["algorithm2"] = kb_info
-    if ordr is not None:
-        cache.meta["order"] = [ds.names[i] for i in ordr]
-    if constraints is not None:
-        from .constrained import constrain_scored
-        cache = constrain_scored(cache, ds, kind, ess, max_parents, k, ordr, constraints)
-    return cache
+    run = DiscreteScoring(score=score, ess=ess, max_parents=max_parents, k_best=k_best, jobs=jobs,
+                          progress=progress, explore=explore, time_per_variable=time_per_variable,
+                          max_evaluations=max_evaluations, max_candidates=max_candidates, scheduler=scheduler,
+                          entropy_bound=entropy_bound, order=order, kbest_global=kbest_global, rules=rules,
+                          explore_options=explore_options, constraints=constraints)
+    return score_discrete(data, run, {"header": header, "missing": missing, "drop_missing": drop_missing}, t0)
 
 
 def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None,
@@ -164,8 +108,6 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
     """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
     or ``"bic"`` when ``auto`` finds every column discrete (a :class:`Dataset` or a GOBNILP
     ``.dat`` file is discrete by definition).  ``ess`` is BGe's ``α_μ``."""
-    from .continuous import score_continuous
-    from .typed import auto_score, read_typed
     if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
         return "bic"
     table = read_typed(data, score=score, **read)
@@ -176,160 +118,3 @@ def _route_typed(data, score, ess, max_parents, k_best, explore, order, constrai
         raise InputError(f"score {name!r} supports no fixed order and no constraints")
     return score_continuous(table, name, max_parents, alpha=(ess, None), explore=explore,
                             max_evaluations=budget, jobs=jobs, k_best=k_best)
-
-
-def _check_numbers(ess, max_parents, k_best, jobs, entropy_bound, rules) -> None:
-    if ess is None or not (float(ess) > 0) or not math.isfinite(float(ess)):
-        raise InputError(f"ess must be a positive number, got {ess!r}")
-    if max_parents is not None and int(max_parents) < 0:
-        raise InputError("max_parents must be >= 0")
-    if int(k_best) < 1:
-        raise InputError("k_best must be >= 1")
-    if jobs is not None and int(jobs) < 1:
-        raise InputError("jobs must be >= 1")
-    if entropy_bound not in ("tw", "all"):
-        raise InputError("entropy_bound must be 'tw' or 'all'")
-    bad = set(rules) - {"limit", "dominance", "bnb"}
-    if bad:
-        raise InputError(f"unknown pruning rule(s) {sorted(bad)}")
-
-
-def _order_indices(ds: Dataset, order, k_best: int) -> list[int] | None:
-    if order is None:
-        return None
-    ordr = [ds.names.index(str(v)) if str(v) in ds.names else int(v) for v in order]
-    if sorted(ordr) != list(range(ds.n)):
-        raise InputError("order must be a permutation of the variables")
-    if k_best != 1:
-        raise InputError("a fixed order supports k_best = 1 only")
-    return ordr
-
-
-def _choose_strategy(explore: str, ds: Dataset, max_parents, k_best: int, order) -> str:
-    """``explore`` checked, with ``"auto"`` resolved (see AUTO_EXHAUSTIVE_MAX_SETS)."""
-    if explore not in (*STRATEGIES, "auto"):
-        raise InputError(f"unknown explore strategy {explore!r}; choose auto, {', '.join(STRATEGIES)}")
-    if explore != "auto":
-        return explore
-    if k_best != 1 or order is not None:
-        return "exhaustive"
-    return "exhaustive" if _exhaustive_sets(ds, max_parents) <= ds.n * AUTO_EXHAUSTIVE_MAX_SETS else "independence"
-
-
-def exhaustive_fits(ds: Dataset, max_parents=None) -> bool:
-    """True when ``explore="auto"`` would enumerate exhaustively (see AUTO_EXHAUSTIVE_MAX_SETS):
-    :func:`lpbn.learn` searches on the data instead when it would not."""
-    return _exhaustive_sets(ds, max_parents) <= ds.n * AUTO_EXHAUSTIVE_MAX_SETS
-
-
-def _workers(jobs, ds: Dataset, scheduler) -> int:
-    if scheduler is not None:
-        return 1
-    if jobs is not None:
-        return int(jobs)
-    return 1 if ds.n * ds.N <= SERIAL_CELLS else min(default_jobs(), ds.n)
-
-
-def _explore_options(strategy, time_per_variable, max_evaluations, max_candidates, extra, n, workers):
-    fields = dict(extra or {})
-    unknown = set(fields) - {"pool_extra", "max_pool", "heap_cap", "pairs_share", "triples_share"}
-    if unknown:
-        raise InputError(f"unknown explore option(s): {', '.join(sorted(unknown))}")
-    total = None
-    if time_per_variable == "auto":
-        time_per_variable = min(1.0, max(0.05, AUTO_EXPLORE_SECONDS * workers / max(n, 1)))
-        total = time_per_variable * n / max(workers, 1)
-    elif time_per_variable is not None and not isinstance(time_per_variable, (int, float)):
-        raise InputError(f"time_per_variable must be seconds, 'auto' or None, got {time_per_variable!r}")
-    opts = ExploreOptions(time_per_variable=None if time_per_variable is None else float(time_per_variable),
-                          total_seconds=total, max_evaluations=max_evaluations,
-                          max_candidates=1000 if max_candidates is None else max_candidates, **fields)
-    return opts.validate()
-
-
-def _meta(ds, score, kind, ess, max_parents, k, strategy, opts, entropy_bound, results, cache, seconds, workers,
-          scheduler) -> dict[str, Any]:
-    meta = {
-        "score": str(score).lower(), "N": ds.N, "arities": [int(a) for a in ds.arities],
-        "ess": float(ess) if kind == BDEU else None, "max_parents": max_parents,
-        "k_best": k, "source": ds.source, "dropped_rows": ds.dropped_rows, "explore": strategy,
-        "reading": ds.reading,
-        "scoring": {
-            "candidates_after": cache.m,
-            "families_counted": sum(r["counted"] for r in results),
-            "branches_cut": sum(r["cut"] for r in results),
-            "parent_limits": [r["limit"] for r in results],
-            "seconds": seconds, "jobs": workers,
-            "scheduler": None if scheduler is None else str(getattr(scheduler, "scheduler", scheduler)),
-        },
-    }
-    sc = meta["scoring"]
-    if strategy == "exhaustive":
-        meta["entropy_bound"] = entropy_bound
-        L = ds.n - 1 if max_parents is None else int(max_parents)
-        sc.update(candidates_before=ds.n * _n_within(ds.n - 1, L),
-                  tw_bounds=sum(r["tw_bounds"] for r in results),
-                  joint_memo_hits=sum(r["joint_hits"] for r in results),
-                  entropy_rule_cuts=sum(r["entropy_cuts"] for r in results))
-    else:
-        stops: dict[str, int] = {}
-        for r in results:
-            stops[r["stop"]] = stops.get(r["stop"], 0) + 1
-        sc.update(time_per_variable=opts.time_per_variable, total_seconds=opts.total_seconds,
-                  max_evaluations=opts.max_evaluations,
-                  max_candidates=opts.max_candidates, sets_evaluated=sum(r["evaluated"] for r in results),
-                  pool_sizes=[r["pool"] for r in results], stopped=stops,
-                  explore_seconds=sum(r["seconds"] for r in results))
-    return meta
-
-
-def _exhaustive_sets(ds: Dataset, max_parents, k_best: int = 1) -> int:
-    """Candidate sets an exhaustive exploration may visit: every variable's subsets within
-    Tian's global bound (for k_best = 1; the k-best bounds are per variable and looser) and the
-    parent limit."""
-    L = min(ds.n - 1, tian_global_bound(ds.N) + 1) if k_best == 1 else ds.n - 1
-    if max_parents is not None:
-        L = min(L, int(max_parents))
-    return ds.n * _n_within(ds.n - 1, L)
-
-
-def _n_within(m: int, L: int) -> int:
-    """Number of subsets of at most ``L`` of ``m`` items (stops counting past 10^18)."""
-    total = 0
-    for j in range(0, min(m, L) + 1):
-        total += math.comb(m, j)
-        if total > 10**18:
-            break
-    return total
-
-
-def _assemble(ds: Dataset, results, kind: int) -> ScoreCache:
-    """Per variable: sort best first (ties: smaller set first, then by sorted parent ids, so the
-    order does not depend on the exploration's), parents sorted (CSR arrays)."""
-    offsets = [0]
-    all_scores = []
-    all_sizes = []
-    all_items = []
-    for r in results:
-        sc = r["scores"] / LN2 if kind == MDL else r["scores"]
-        sizes = np.asarray(r["sizes"], dtype=np.int64)
-        sets = np.array(r["sets"], dtype=np.int64)
-        width = sets.shape[1] if sets.ndim == 2 else 0
-        if width:
-            pad = np.arange(width)[None, :] >= sizes[:, None]
-            sets = np.where(pad, np.iinfo(np.int64).max, sets)
-            sets.sort(axis=1)
-        perm = np.lexsort((*(sets[:, c] for c in range(width - 1, -1, -1)), sizes, -sc))
-        sizes = sizes[perm]
-        if width:
-            sets = sets[perm]
-            all_items.append(sets[np.arange(width)[None, :] < sizes[:, None]])
-        all_scores.append(sc[perm])
-        all_sizes.append(sizes)
-        offsets.append(offsets[-1] + len(perm))
-    sizes = np.concatenate(all_sizes) if all_sizes else np.zeros(0, np.int64)
-    ptr = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=ptr[1:])
-    flat = np.concatenate(all_items).astype(np.int32) if all_items else np.zeros(0, np.int32)
-    return ScoreCache(ds.names, np.array(offsets), np.concatenate(all_scores), ptr,
-                      flat, meta={}, source=ds.source)

@@ -163,12 +163,13 @@ def explore_discrete_all(table: Table, max_parents: int | None, jobs: int | None
     """Kept parent sets of every discrete variable: lpbn's discrete BIC scorer on the discrete
     columns (module docstring), exhaustive or, with a ``budget`` of scored sets per variable, by
     its independence selection; indices mapped back to the table's."""
-    from .api import score_data
+    from .discrete import DiscreteScoring, score_discrete
     disc = np.flatnonzero(~table.continuous)
     if len(disc) == 0:
         return []
     how = {"explore": "exhaustive"} if budget is None else {"explore": "independence", "max_evaluations": budget}
-    cache = score_data(table.discrete_dataset(), score="bic", max_parents=max_parents, jobs=jobs, **how)
+    cache = score_discrete(table.discrete_dataset(), DiscreteScoring(score="bic", max_parents=max_parents,
+                                                                     jobs=jobs, **how))
     out = []
     for i in range(cache.n):
         sets, sizes, scores = [], [], []

@@ -91,7 +91,7 @@ def score_continuous(data: Any, score: str = "auto", max_parents: int | None = N
 
 
 def _workers(jobs, table: Table) -> int:
-    from .api import SERIAL_CELLS
+    from .discrete import SERIAL_CELLS
     from .parallel import default_jobs
     if jobs is not None:
         if int(jobs) < 1:
