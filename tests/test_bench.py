@@ -245,8 +245,13 @@ def test_tiny_suite_with_dp_writes_tables(tiny_suite, tmp_path, monkeypatch):
     assert "lpbn bench" in summary and "No wrong result" in summary
     assert not list(latest.glob("*.png"))
     stamped = [d for d in (out / "tiny").iterdir() if d.name != "latest"]
-    assert len(stamped) == 1 and (stamped[0] / "results.json").exists()
+    assert len(stamped) == 1 and (stamped[0] / "results.json.gz").exists()
     (stamped[0] / "summary.md").unlink()
+    assert main(["bench", "--report", str(stamped[0]), "--no-plots"]) == 0
+    # an older run's plain results.json re-renders too
+    from lpbn.bench.report import read_record
+    (stamped[0] / "results.json").write_text(json.dumps(read_record(stamped[0])))
+    (stamped[0] / "results.json.gz").unlink()
     assert main(["bench", "--report", str(stamped[0]), "--no-plots"]) == 0
     assert (stamped[0] / "summary.md").read_text() == summary
 
@@ -323,7 +328,8 @@ def test_plots_when_matplotlib_is_installed(tiny_suite, tmp_path):
     assert (out / "profile.png").stat().st_size < 200_000
     assert (out / "trace-iris.png").exists()
     assert "![profile.png](profile.png)" in (out / "summary.md").read_text()
-    data = json.loads((out / "results.json").read_text())
+    from lpbn.bench.report import read_record
+    data = read_record(out)
     assert data["rows"][0]["trace"] and math.isfinite(data["rows"][0]["trace"][-1][1])
 
 

@@ -1,4 +1,8 @@
-"""Outputs of a suite run: ``results.csv``, ``results.json``, ``summary.md`` and plots.
+"""Outputs of a suite run: ``results.csv``, ``results.json.gz``, ``summary.md`` and plots.
+
+``results.json.gz`` is the whole record (every row with its stats and trace, the suite, the
+command): what ``lpbn bench --report`` re-renders from, small enough to commit beside the
+tables it produced.  (Runs written before it was compressed have ``results.json``; both read.)
 
 They go to ``<out>/<suite>/<timestamp>/`` and are copied to ``<out>/<suite>/latest/``
 (replaced as a whole, so ``latest`` is always one complete run).  Every file is written
@@ -8,6 +12,7 @@ through :func:`lpbn.atomic.atomic_write`.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import math
@@ -22,6 +27,8 @@ from ..atomic import atomic_write
 from .checks import TOOL_DONE, WRONG, solved  # noqa: F401  (TOOL_DONE re-exported)
 from .runner import CSV_COLUMNS, BenchRun
 
+#: the run's whole record, gzip-compressed JSON (:func:`json_text`)
+RECORD = "results.json.gz"
 #: statuses counted in the per-method table
 FAIL_STATUSES = ("crash", "timeout", "memout", "error")
 
@@ -476,8 +483,8 @@ def write_outputs(run: BenchRun, out_root: str | os.PathLike, plot: bool = True)
     run_dir.mkdir(parents=True)
     with atomic_write(run_dir / "results.csv") as fh:
         fh.write(csv_text(run))
-    with atomic_write(run_dir / "results.json") as fh:
-        fh.write(json_text(run))
+    with atomic_write(run_dir / RECORD, "wb") as fh:
+        fh.write(gzip.compress(json_text(run).encode("utf-8"), mtime=0))
     plots: list[str] = []
     if plot:
         from .plots import make_plots
@@ -505,18 +512,26 @@ def refresh_latest(run_dir: Path, latest: Path) -> None:
         shutil.rmtree(old)
 
 
+def read_record(run_dir: str | os.PathLike) -> dict[str, Any]:
+    """The JSON record of a finished run: ``results.json.gz``, or an older ``results.json``."""
+    from ..errors import InputError
+    path = Path(run_dir) / RECORD
+    try:
+        if path.exists():
+            return json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+        path = Path(run_dir) / "results.json"
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, EOFError) as exc:
+        raise InputError(f"{path}: cannot read a bench result: {exc}") from None
+
+
 def load_run(run_dir: str | os.PathLike) -> BenchRun:
-    """A :class:`BenchRun` back from ``run_dir/results.json`` (to re-render its report)."""
+    """A :class:`BenchRun` back from its record (:func:`read_record`; to re-render its report)."""
     from datetime import datetime
 
-    from ..errors import InputError
     from .runner import BenchConfig
     from .suite import load_suite
-    path = Path(run_dir) / "results.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read a bench result: {exc}") from None
+    data = read_record(run_dir)
     spec = data.get("suite_path") or data["suite"]
     suite = load_suite(spec if Path(spec).exists() else data["suite"])
     config = BenchConfig(methods=data["methods"], repeat=data.get("repeat", 1),
@@ -529,7 +544,7 @@ def load_run(run_dir: str | os.PathLike) -> BenchRun:
 
 
 def rerender(run_dir: str | os.PathLike, plot: bool = True) -> Path:
-    """Rewrite ``summary.md`` (and plots) of a finished run from its ``results.json``."""
+    """Rewrite ``summary.md`` (and plots) of a finished run from its record."""
     run = load_run(run_dir)
     out = Path(run_dir)
     plots = []

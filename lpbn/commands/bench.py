@@ -62,7 +62,7 @@ def add_arguments(p) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
     p.add_argument("--list", action="store_true", help="list the bundled suites and exit")
     p.add_argument("--report", metavar="RUN_DIR",
-                   help="re-render summary.md and plots of a finished run from its results.json")
+                   help="re-render summary.md and plots of a finished run from its results.json.gz")
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, str]:
