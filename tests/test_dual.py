@@ -47,7 +47,10 @@ def test_bounds_valid_after_every_sweep_and_optimal(n, seed, ints, density, poli
     r = lpbn.solve(cache, method="dual", on_sweep=hook, lp_polish=polish, callback=trace.append)
     assert r.status == "optimal"
     assert rel(r.score, opt) <= TOL
-    assert r.upper_bound >= r.score
+    # the bound may sit within the summation rounding of the DAG's own score (a Markov-class
+    # member's local scores add up differently in the last digit): the documented slack,
+    # lpbn.bound.rounding_margin; never further below
+    assert r.upper_bound >= r.score - 1e-14 * max(1.0, abs(r.score))
     assert rel(r.upper_bound, opt) <= 1e-8
     assert r.dag.is_acyclic()
     assert rel(cache.dag_score(r.dag.parents), r.score) <= 1e-12
