@@ -19,9 +19,6 @@ MAX_PARAMS = 10
 LONG: dict[tuple[str, str], int] = {}
 #: (module path, function) -> its parameter count today
 MANY = {
-    # the public front door: users pass these keywords (lpbn.score_data(data, score=..., ...));
-    # it builds scoring.discrete.DiscreteScoring from them, and the scorers below take that
-    ("scoring/api.py", "score_data"): 21,
     ("learn.py", "learn"): 16,
 }
 

@@ -233,3 +233,13 @@ def test_id_like_column_is_refused_cleanly(tmp_path, capsys):
     np.savetxt(p, a, fmt="%d", delimiter=",")
     assert main(["score", str(p), "-o", str(tmp_path / "id.jkl")]) == 2
     assert "states for 20000 rows" in capsys.readouterr().err
+
+
+def test_score_data_options_are_the_dataclass_fields():
+    """score_data's keyword options are DiscreteScoring's fields and the reading ones; a
+    misspelt keyword is a TypeError naming it, as for any Python function."""
+    data = np.array([[0, 1], [1, 0], [0, 0], [1, 1]] * 5)
+    cache = lpbn.score_data(data, "bic", 1, ess=2.0, jobs=1, header=False, explore="exhaustive")
+    assert cache.meta["max_parents"] == 1
+    with pytest.raises(TypeError, match="max_parent"):
+        lpbn.score_data(data, max_parent=1)

@@ -10,7 +10,8 @@ only routes; it imports both scorers and neither imports it.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Sequence
+from dataclasses import fields, replace
+from typing import Any
 
 from ..cache import ScoreCache
 from ..errors import InputError
@@ -21,19 +22,20 @@ from .discrete import (AUTO_EXHAUSTIVE_MAX_SETS, AUTO_EXPLORE_SECONDS, ISOLATE_M
                        SERIAL_CELLS, DiscreteScoring, exhaustive_fits, score_discrete)
 from .typed import auto_score, read_typed
 
-__all__ = ["score_data", "read_data", "Dataset", "exhaustive_fits"]
+__all__ = ["score_data", "read_data", "Dataset", "exhaustive_fits", "READ_OPTIONS"]
+
+#: the reading options of :func:`score_data` (:func:`read_data`'s); every other keyword option
+#: is a field of :class:`DiscreteScoring`
+READ_OPTIONS = ("header", "missing", "drop_missing")
+_FIELDS = frozenset(f.name for f in fields(DiscreteScoring)) - {"score", "max_parents"}
 
 
-def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
-               k_best: int = 1, jobs: int | None = None,
-               progress: Callable[[int, int, str], None] | bool | None = None, *,
-               explore: str = "auto", time_per_variable: float | str | None = "auto",
-               max_evaluations: int | None = None, max_candidates: int | None = None,
-               scheduler: Any = None, header: bool | None = None, missing: str | Sequence[str] | None = None,
-               drop_missing: bool = False, entropy_bound: str = "all", order: Sequence[int | str] | None = None,
-               kbest_global: bool = True, rules: Sequence[str] = ("limit", "dominance", "bnb"),
-               explore_options: dict[str, Any] | None = None, constraints: Any = None) -> ScoreCache:
+def score_data(data: Any, score: str = "bic", max_parents: int | None = None, **options: Any) -> ScoreCache:
     """Score discrete data into a pruned local-score cache.
+
+    The keyword options are declared once, as the fields of
+    :class:`~lpbn.scoring.discrete.DiscreteScoring` (plus the three reading options); an
+    unknown keyword is a ``TypeError`` as for any function.
 
     Parameters
     ----------
@@ -89,32 +91,31 @@ def score_data(data: Any, score: str = "bic", ess: float = 1.0, max_parents: int
     strategies drop only sets that an explored subset scores at least as well as.
     """
     t0 = time.perf_counter()
+    read = {k: options.pop(k) for k in READ_OPTIONS if k in options}
+    unknown = sorted(set(options) - _FIELDS)
+    if unknown:
+        raise TypeError(f"score_data() got an unexpected keyword argument {unknown[0]!r}")
+    run = DiscreteScoring(score=score, max_parents=max_parents, **options)
     if str(score).lower() in ("auto", "bic-g", "bge", "bic-cg"):
-        score = _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints,
-                             {"header": header, "missing": missing, "drop_missing": drop_missing},
-                             max_evaluations, jobs)
-        if not isinstance(score, str):
-            return score
-    run = DiscreteScoring(score=score, ess=ess, max_parents=max_parents, k_best=k_best, jobs=jobs,
-                          progress=progress, explore=explore, time_per_variable=time_per_variable,
-                          max_evaluations=max_evaluations, max_candidates=max_candidates, scheduler=scheduler,
-                          entropy_bound=entropy_bound, order=order, kbest_global=kbest_global, rules=rules,
-                          explore_options=explore_options, constraints=constraints)
-    return score_discrete(data, run, {"header": header, "missing": missing, "drop_missing": drop_missing}, t0)
+        routed = _route_typed(data, run, read)
+        if not isinstance(routed, str):
+            return routed
+        run = replace(run, score=routed)
+    return score_discrete(data, run, read, t0)
 
 
-def _route_typed(data, score, ess, max_parents, k_best, explore, order, constraints, read, budget=None,
-                 jobs=None):
+def _route_typed(data, run: DiscreteScoring, read: dict[str, Any]):
     """Continuous and mixed scores (and ``auto``) go to :mod:`.continuous`: returns its cache,
     or ``"bic"`` when ``auto`` finds every column discrete (a :class:`Dataset` or a GOBNILP
-    ``.dat`` file is discrete by definition).  ``ess`` is BGe's ``α_μ``."""
-    if str(score).lower() == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
+    ``.dat`` file is discrete by definition).  ``run.ess`` is BGe's ``α_μ``."""
+    score = str(run.score).lower()
+    if score == "auto" and (isinstance(data, Dataset) or str(data).lower().endswith((".dat", ".dat.gz"))):
         return "bic"
     table = read_typed(data, score=score, **read)
-    name = auto_score(table) if str(score).lower() == "auto" else str(score).lower()
+    name = auto_score(table) if score == "auto" else score
     if name == "bic":
         return "bic"
-    if order is not None or constraints is not None:
+    if run.order is not None or run.constraints is not None:
         raise InputError(f"score {name!r} supports no fixed order and no constraints")
-    return score_continuous(table, name, max_parents, alpha=(ess, None), explore=explore,
-                            max_evaluations=budget, jobs=jobs, k_best=k_best)
+    return score_continuous(table, name, run.max_parents, alpha=(run.ess, None), explore=run.explore,
+                            max_evaluations=run.max_evaluations, jobs=run.jobs, k_best=run.k_best)
