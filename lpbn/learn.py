@@ -229,6 +229,19 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
     return guard(res, "pricing"), rec, cg.cache
 
 
+def _priced(res, solved, ds, K: int, seconds, timings: dict, say):
+    """:func:`price_result` for :func:`learn`, timed and reported."""
+    from .errors import InputError
+    if hasattr(ds, "continuous"):
+        raise InputError("price=K prices discrete scores (bic, mdl, aic, bdeu) only")
+    t4 = time.perf_counter()
+    res, pricing, priced = price_result(res, solved, ds, K, seconds, say=say)
+    timings["price"] = time.perf_counter() - t4
+    say(f"priced: {res.message.split(';')[0]}; bound {res.upper_bound:.6f} ({res.bound_scope}) "
+        f"[{timings['price']:.2f} s]")
+    return res, pricing, priced
+
+
 def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
           method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
           missing: str | Sequence[str] | None = None, drop_missing: bool = False,
@@ -279,7 +292,6 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         ``network`` (the fitted :class:`~lpbn.network.BayesianNetwork`), ``cache`` and ``data``.
     """
     from .errors import InputError
-    from .fit import fit_network
     from .datasearch import search_and_enlarge
     from .scope import bound_scope
     from .scoring import read_data, score_data
@@ -342,29 +354,30 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
     pricing = None
     if K is not None:
-        t4 = time.perf_counter()
-        if hasattr(ds, "continuous"):
-            raise InputError("price=K prices discrete scores (bic, mdl, aic, bdeu) only")
-        res, pricing, priced = price_result(res, solved, ds, K, _left(t0, full_limit, FIT_RESERVE), say=say)
+        res, pricing, priced = _priced(res, solved, ds, K, _left(t0, full_limit, FIT_RESERVE), timings, say)
         cache = cache if priced is None else priced
-        timings["price"] = time.perf_counter() - t4
-        say(f"priced: {res.message.split(';')[0]}; bound {res.upper_bound:.6f} ({res.bound_scope}) "
-            f"[{timings['price']:.2f} s]")
-    network = None
-    if res.dag is not None:
-        t3 = time.perf_counter()
-        if hasattr(ds, "continuous"):    # continuous or mixed data: linear / conditional Gaussian CPDs
-            from .gaussian_network import fit_gaussian_network
-            network = fit_gaussian_network(res.dag.parents, ds)
-        else:
-            network = fit_network(res.dag, ds, ess=fit_ess)
-        timings["fit"] = time.perf_counter() - t3
-        say(f"fitted: {network.num_parameters()} parameters, {fit_words(hasattr(ds, 'continuous'), fit_ess)}"
-            f" [{timings['fit']:.2f} s]")
+    network = _fit(res, ds, fit_ess, timings, say)
     timings["total"] = time.perf_counter() - t0
     base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
     return LearnResult(**base, network=network, cache=cache, data=ds,
                        fit_ess=None if fit_ess is None else float(fit_ess), timings=timings, pricing=pricing)
+
+
+def _fit(res, ds, fit_ess, timings: dict, say):
+    """The network of the result's DAG with fitted parameters (None without a DAG)."""
+    if res.dag is None:
+        return None
+    t3 = time.perf_counter()
+    if hasattr(ds, "continuous"):    # continuous or mixed data: linear / conditional Gaussian CPDs
+        from .gaussian_network import fit_gaussian_network
+        network = fit_gaussian_network(res.dag.parents, ds)
+    else:
+        from .fit import fit_network
+        network = fit_network(res.dag, ds, ess=fit_ess)
+    timings["fit"] = time.perf_counter() - t3
+    say(f"fitted: {network.num_parameters()} parameters, {fit_words(hasattr(ds, 'continuous'), fit_ess)}"
+        f" [{timings['fit']:.2f} s]")
+    return network
 
 
 def _read_typed(data, score, header, missing, drop_missing, score_options):
