@@ -142,3 +142,38 @@ def test_pricing_that_does_not_finish_claims_nothing():
     assert not pr.finished and pr.bound is None
     cg = column_generation(ds, cache, 3, time_limit=0.0)
     assert cg.bound is None and cg.scope == "cache" and cg.message == "pricing did not finish"
+
+
+def test_learn_with_price_states_the_wider_scope():
+    """learn(price=K) on the search path: the bound holds over every DAG within K (checked
+    against the exact optimum), and the certificate says so."""
+    import lpbn
+    X = _data(11, 6, 300)
+    res = lpbn.learn(X, explore="search", time_limit=30, price=2)
+    opt = solve(score_data(X, max_parents=2, explore="exhaustive"), "dp")
+    assert res.bound_scope == "parent_limit:2"
+    assert res.pricing["finished"] and res.upper_bound >= opt.score - 1e-9 * abs(opt.score)
+    assert res.score <= opt.score + 1e-9 * abs(opt.score)
+    assert all(len(p) <= 2 for p in res.dag.parents)
+    cert = res.certificate()
+    assert cert["bound_scope"] == "parent_limit:2" and "at most 2 parents" in cert["optimal_over"]
+    assert cert["pricing"]["cache_upper_bound"] <= res.upper_bound + 1e-9 * abs(res.upper_bound)
+
+
+def test_learn_price_refuses_a_looser_parent_limit():
+    import lpbn
+    from lpbn.errors import InputError
+    with pytest.raises(InputError, match="max_parents=3"):
+        lpbn.learn(_data(1, 4, 50), price=2, max_parents=3)
+
+
+def test_cli_learn_price(tmp_path):
+    import json
+    from lpbn.cli import main
+    data = tmp_path / "d.csv"
+    np.savetxt(data, _data(5, 5, 200), fmt="%d", delimiter=",",
+               header=",".join(f"v{i}" for i in range(5)), comments="")
+    out = tmp_path / "net.json"
+    assert main(["learn", str(data), "--price", "2", "--time-limit", "20", "-o", str(out), "--quiet"]) == 0
+    cert = json.loads(out.read_text())["certificate"]
+    assert cert["bound_scope"] == "parent_limit:2"
