@@ -127,6 +127,12 @@ class _Counter:
         self.cnt = np.zeros(cells, dtype=np.int32)
         self.pac = np.zeros(cells, dtype=np.int32)
         self.mapbuf = np.zeros(int(min(2 * cells, 1 << 22)), dtype=np.int64)
+        from .scoring.bitplanes import BitPlanes
+        bp = BitPlanes(self.cols, self.ar)
+        self.planes, self.pptr = bp.planes, bp.ptr
+        W = self.planes.shape[1]
+        # joint planes of a node (Q r_x rows) are used only when Q r_x r_t W <= N (pricing_kernels)
+        self.PA = np.zeros((max(1, ds.N // (maxar * W)), W), dtype=np.uint64)
 
 
 def cache_maxima(cache: ScoreCache, duals: Duals) -> np.ndarray:
@@ -171,7 +177,7 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
     buf_r = np.full(per_variable, -np.inf)
     buf_s = np.zeros(per_variable)
     nbuf = 0
-    st = np.zeros(4, dtype=np.int64)
+    st = np.zeros(5, dtype=np.int64)
     finished = True
     for j0 in range(len(cand)):
         if time.perf_counter() > deadline:
@@ -179,9 +185,9 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
             break
         nbuf = PK.price_subtree(ct.cols, ct.ar, x, cand, j0, K, ct.kind, ct.ess, ct.unit, ct.lgt, ct.limit, ct.cnt,
                                 ct.pac, ct.mapbuf, sfx, sQ, llsuf, minar, inC, lam, kc, thr0, buf_sets, buf_size,
-                                buf_r, buf_s, nbuf, st)
+                                buf_r, buf_s, nbuf, st, ct.planes, ct.pptr, ct.PA)
     for key, col in (("counted", PK.ST_COUNTED), ("cut", PK.ST_CUT), ("bounds", PK.ST_BOUNDS),
-                     ("skipped", PK.ST_SKIPPED)):
+                     ("skipped", PK.ST_SKIPPED), ("on_planes", PK.ST_PLANES)):
         stats[key] = stats.get(key, 0) + int(st[col])
     found = [(tuple(sorted(int(v) for v in buf_sets[t, :buf_size[t]])), float(buf_s[t])) for t in range(nbuf)]
     return finished, (float(buf_r[:nbuf].max()) if nbuf else -math.inf), found
@@ -295,7 +301,7 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
         rec = {"lp_bound": rr.value, "clusters": int(len(rr.lam)), "finished": pr.finished, "priced_bound": pr.bound,
                "priced_out": len(pr.families), "cache_sets": out.cache.m, "seconds": time.perf_counter() - t0,
                "lp_seconds": rr.stats.get("seconds"),
-               **{k: pr.stats.get(k, 0) for k in ("variables", "counted", "cut", "bounds", "skipped")}}
+               **{k: pr.stats.get(k, 0) for k in ("variables", "counted", "cut", "bounds", "skipped", "on_planes")}}
         out.passes.append(rec)
         if say:
             say(f"pricing pass {len(out.passes)}: LP bound {rr.value:.6f} over {out.cache.m} sets; "

@@ -25,11 +25,63 @@ import math
 import numba
 import numpy as np
 
-from .scoring.counting import extend_codes, family_stats
+from .scoring.bitplanes import popcount
+from .scoring.counting import e_unit, extend_codes, f_scale, family_stats, fixed
 from .scoring.scores import local_score, penalty_coef
 
 # columns of the stats array the subtree kernel adds to
-ST_COUNTED, ST_CUT, ST_BOUNDS, ST_SKIPPED = range(4)
+ST_COUNTED, ST_CUT, ST_BOUNDS, ST_SKIPPED, ST_PLANES = range(5)
+
+
+@numba.njit(cache=True)
+def node_planes(codes, Q, xcol, rx, PA):
+    """Bit planes of the node's joint configurations: row ``u * rx + a`` of ``PA`` holds the
+    rows where the parent code is u and x = a (rows ``< Q * rx`` are overwritten)."""
+    W = PA.shape[1]
+    for p in range(Q * rx):
+        for w in range(W):
+            PA[p, w] = 0
+    for s in range(codes.shape[0]):
+        PA[codes[s] * rx + xcol[s], s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+
+
+@numba.njit(cache=True)
+def leaf_stats(PA, Q, rx, planes, base, rt, lgt, want_bdeu, aq, aqr):
+    """(LL, BDeu, #non-empty joint cells) of the node's set plus the variable whose state
+    planes are ``planes[base:base + rt]``, by popcounts over the node's planes: the same
+    fixed-point sums as :func:`lpbn.scoring.counting.family_stats`, so the same scores to the
+    last bit.  Cost ``Q rx rt`` plane ANDs of N/64 words instead of a pass over N rows."""
+    W = PA.shape[1]
+    ej = np.int64(0)
+    epa = np.int64(0)
+    fj = np.int64(0)
+    fpa = np.int64(0)
+    fs = f_scale(lgt)
+    lar = math.lgamma(aqr) if want_bdeu else 0.0
+    la = math.lgamma(aq) if want_bdeu else 0.0
+    cells = 0
+    for u in range(Q):
+        for b in range(rt):
+            tb = planes[base + b]
+            nub = 0
+            for a in range(rx):
+                row = PA[u * rx + a]
+                c = np.uint64(0)
+                for w in range(W):
+                    c += popcount(row[w] & tb[w])
+                v = np.int64(c)
+                if v > 0:
+                    cells += 1
+                    nub += v
+                    ej += lgt[v]
+                    if want_bdeu:
+                        fj += fixed(math.lgamma(aqr + v) - lar, fs)
+            if nub > 0:
+                epa += lgt[nub]
+                if want_bdeu:
+                    fpa += fixed(math.lgamma(aq + nub) - la, fs)
+    eu = e_unit(lgt)
+    return ej * eu - epa * eu, fj / fs - fpa / fs, cells
 
 
 @numba.njit(cache=True)
@@ -102,14 +154,18 @@ def _threshold(thr0, buf_r, nbuf):
 
 @numba.njit(cache=True)
 def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cnt, pacnt, mapbuf,
-                  sfx, sQ, llsuf, minar, inC, lam, kc, thr0, buf_sets, buf_size, buf_r, buf_s, nbuf, stats):
+                  sfx, sQ, llsuf, minar, inC, lam, kc, thr0, buf_sets, buf_size, buf_r, buf_s, nbuf, stats,
+                  planes, pptr, PA):
     """Every parent set of ``x`` whose first position in ``cand`` is ``j0`` and size <= K:
     the best ones above the threshold (``thr0``, or the buffer's worst once it is full) go to
     the buffer (sets, sizes, reduced scores, scores; stored units), branches whose bound (see
     the module docstring) is at most the threshold are cut.  ``sfx``/``sQ``: suffix codes of
     ``cand``; ``llsuf[j] = LL(x | cand[j:])``; ``minar[j] = min arity of cand[j:]``.
     ``inC[c, v]``: v is in the c-th cluster that contains x (λ ``lam``, k ``kc``).
-    Returns the buffer's new fill; ``stats`` (ST_*) is added to."""
+    ``planes``/``pptr``: the data's state bit planes (:class:`lpbn.scoring.bitplanes.BitPlanes`);
+    the leaves (sets of K parents) are counted by popcounts over their parent node's joint
+    planes (``PA``, :func:`leaf_stats`) when that costs fewer word operations than a pass over
+    the rows.  Returns the buffer's new fill; ``stats`` (ST_*) is added to."""
     N = cols.shape[1]
     m = cand.shape[0]
     rx = arities[x]
@@ -123,6 +179,11 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
     hits = np.zeros((K + 1, ncl), dtype=np.int64)
     path = np.zeros(K + 1, dtype=np.int64)
     nxt = np.zeros(K + 1, dtype=np.int64)
+    maxar = 1
+    for t in range(m):
+        maxar = max(maxar, arities[cand[t]])
+    W64 = PA.shape[1]
+    planar = False            # the node at depth K - 1 has its joint planes in PA
     d = 0
     nxt[0] = j0
     stop0 = j0 + 1            # depth 0 has the one child j0
@@ -134,10 +195,15 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
         nxt[d] += 1
         v = cand[j]
         e = d + 1
-        Qd[e] = extend_codes(codes[d], Qd[d], cols[v], arities[v], codes[e], limit, mapbuf)
         q = qd[d] * arities[v]
         qd[e] = q
-        ll, bd, cells = family_stats(codes[e], xcol, rx, cnt, pacnt, lgt, kind == 3, ess / q, ess / (q * rx))
+        if e == K and planar:
+            ll, bd, cells = leaf_stats(PA, Qd[d], rx, planes, pptr[v], arities[v], lgt, kind == 3, ess / q,
+                                       ess / (q * rx))
+            stats[ST_PLANES] += 1
+        else:
+            Qd[e] = extend_codes(codes[d], Qd[d], cols[v], arities[v], codes[e], limit, mapbuf)
+            ll, bd, cells = family_stats(codes[e], xcol, rx, cnt, pacnt, lgt, kind == 3, ess / q, ess / (q * rx))
         stats[ST_COUNTED] += 1
         s = unit * local_score(kind, ll, bd, q, rx, N)
         bonus = 0.0
@@ -166,6 +232,9 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
             stats[ST_SKIPPED] += 1
             nxt[e] = j + 1
             d = e
+            planar = _planes_pay(e, K, Qd[e], rx, maxar, W64, N, PA.shape[0])
+            if planar:
+                node_planes(codes[e], Qd[e], xcol, rx, PA)
             continue
         extend_codes(codes[e], Qd[e], sfx[j + 1], sQ[j + 1], tmp, limit, mapbuf)
         llw, _, _ = family_stats(tmp, xcol, rx, cnt, pacnt, lgt, False, 1.0, 1.0)
@@ -175,4 +244,15 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
             continue
         nxt[e] = j + 1
         d = e
+        planar = _planes_pay(e, K, Qd[e], rx, maxar, W64, N, PA.shape[0])
+        if planar:
+            node_planes(codes[e], Qd[e], xcol, rx, PA)
     return nbuf
+
+
+@numba.njit(cache=True, inline="always")
+def _planes_pay(e, K, Q, rx, maxar, W64, N, rows):
+    """Whether the leaves below a node at depth ``e`` are counted on planes: it is the last
+    inner depth, its joint planes fit ``PA`` and ``Q rx r_t`` plane ANDs of N/64 words cost
+    fewer word operations than a pass over the N rows."""
+    return e == K - 1 and e >= 1 and Q * rx <= rows and Q * rx * maxar * W64 <= N
