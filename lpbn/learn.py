@@ -312,8 +312,6 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
             raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
     K, max_parents = _price_option(solve_options.pop("price", None), max_parents, constraints)
     full_limit = time_limit
-    if K is not None and time_limit is not None:
-        time_limit = float(time_limit) * (1.0 - PRICE_SHARE)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     ds, score, score_options = _read_typed(data, score, header, missing, drop_missing, score_options)
@@ -324,7 +322,10 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")
     t1 = time.perf_counter()
     outcome = None
-    if _searches(ds, explore, max_parents, constraints, score_options):
+    searching = _searches(ds, explore, max_parents, constraints, score_options)
+    if K is not None and time_limit is not None and searching:     # exhaustive within K: no pricing
+        time_limit = float(time_limit) * (1.0 - PRICE_SHARE)
+    if searching:
         outcome = search_and_enlarge(ds, kind_of(score), ess, max_parents, _left(t0, time_limit),
                                      _search_meta(ds, score, ess, max_parents), say=say if progress else None)
         if outcome is None:
