@@ -60,15 +60,16 @@ import numpy as np
 
 from . import pricing_kernels as PK
 from .cache import ScoreCache
-from .scoring.counting import buffer_limit, lg_table, suffix_codes
-from .scoring.scores import LN2, MDL, kind_of
+from .scoring.counting import buffer_limit, family_stats, lg_table, suffix_codes
+from .scoring.scores import LN2, MDL, kind_of, local_score
 
 __all__ = ["Duals", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima", "column_generation", "price"]
 
 #: relative slack of the pricing threshold: a set enters only when its reduced score beats the
-#: cache's maximum by more than this, and the proven per-variable maximum includes it (it also
-#: covers the float rounding of the bounds, ~1e-13 relative)
-TOLERANCE = 1e-9
+#: cache's maximum by more than this, and the proven per-variable maximum includes it.  It
+#: covers the float rounding of the bounds and scores (fixed-point sums, ~1e-13 relative) and
+#: stays well below the optimality tolerance (1e-9), so a priced bound can still close a gap
+TOLERANCE = 1e-11
 #: share of the time left that a pass's LP solve may take, the rest is for pricing: a plain
 #: split, not tuned (at half, jester's LP took 150 of 300 s and pricing did not finish)
 LP_SHARE = 1.0 / 3.0
@@ -163,9 +164,15 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
     """Price variable x: (finished, best reduced score recorded (-inf: none), [(parents, score)])."""
     n = ct.cols.shape[0]
     inC, lam, kc = _clusters_of(duals, x, n)
+    # the empty set (a cache need not hold it): its bonus is every row's λ (|∅ ∩ C| = 0 < k)
+    ll, bd, _ = family_stats(np.zeros(ct.cols.shape[1], dtype=np.int64), ct.cols[x], ct.ar[x], ct.cnt, ct.pac,
+                             ct.lgt, ct.kind == 3, ct.ess, ct.ess / ct.ar[x])
+    s0 = ct.unit * local_score(ct.kind, ll, bd, 1.0, ct.ar[x], ct.cols.shape[1])
+    r0 = s0 + math.fsum(lam.tolist())
+    empty = [((), s0)] if r0 > thr0 else []
     cand0 = np.array([v for v in range(n) if v != x], dtype=np.int64)
     if K == 0 or len(cand0) == 0:
-        return True, -math.inf, []
+        return True, (r0 if empty else -math.inf), empty
     single = PK.singles(ct.cols, ct.ar, x, cand0, ct.kind, ct.ess, ct.unit, ct.lgt, ct.limit, ct.cnt, ct.pac,
                         ct.mapbuf, inC, lam, kc)
     cand = cand0[np.argsort(-single, kind="stable")]
@@ -190,7 +197,10 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
                      ("skipped", PK.ST_SKIPPED), ("on_planes", PK.ST_PLANES)):
         stats[key] = stats.get(key, 0) + int(st[col])
     found = [(tuple(sorted(int(v) for v in buf_sets[t, :buf_size[t]])), float(buf_s[t])) for t in range(nbuf)]
-    return finished, (float(buf_r[:nbuf].max()) if nbuf else -math.inf), found
+    top = float(buf_r[:nbuf].max()) if nbuf else -math.inf
+    if empty and r0 > top:
+        top = r0
+    return finished, top, found + empty
 
 
 def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: float | None = None, *,
@@ -227,7 +237,7 @@ def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: floa
     stats: dict[str, Any] = {"variables": 0}
     finished = True
     for x in range(ds.n):
-        thr0 = float(cmax[x] + TOLERANCE * (1.0 + abs(cmax[x])))
+        thr0 = float(cmax[x] + TOLERANCE * (1.0 + abs(cmax[x]))) if np.isfinite(cmax[x]) else -math.inf
         done, top, found = _variable(ct, x, K, thr0, per_variable, duals, deadline, stats)
         for ps, s in found:         # scored on the data: kept even when the pass does not finish
             families[(x, ps)] = s

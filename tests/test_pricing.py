@@ -177,3 +177,17 @@ def test_cli_learn_price(tmp_path):
     assert main(["learn", str(data), "--price", "2", "--time-limit", "20", "-o", str(out), "--quiet"]) == 0
     cert = json.loads(out.read_text())["certificate"]
     assert cert["bound_scope"] == "parent_limit:2"
+
+
+def test_pricing_covers_the_empty_set_a_cache_lacks():
+    """A cache that holds only {1} for variable 0 (independent data): within K = 0 and K = 1
+    the empty set beats it, and pricing finds it."""
+    from lpbn.cache import ScoreCache
+    rng = np.random.default_rng(2)
+    ds = read_data(rng.integers(0, 2, size=(300, 2)))
+    s01 = _score(ds, "bic", 0, (1,))
+    cache = ScoreCache.from_families(ds.names, [[(s01, (1,))], [(_score(ds, "bic", 1, ()), ())]],
+                                     meta={"score": "bic"})
+    for K in (0, 1):
+        pr = price(ds, cache, None, K)
+        assert (0, ()) in pr.families and pr.best[0] == pytest.approx(_score(ds, "bic", 0, ()), rel=1e-12)
