@@ -174,9 +174,9 @@ def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
     return guard(res)
 
 
-#: with ``price=K`` and a time limit, the share of it that pricing (:mod:`lpbn.pricing`) gets
-#: after the search and the solve; a plain half-and-half split, not tuned on suites (the
-#: pricing passes use what they need and the rest is lost, see docs/learning-at-scale.md)
+#: with ``price=K``, a time limit and the search path, the share of the limit that pricing
+#: (:mod:`lpbn.pricing`) gets after the search and the solve: a plain half-and-half split,
+#: not tuned on suites (whether pricing finishes depends on n, N and K far more than on it)
 PRICE_SHARE = 0.5
 
 
@@ -202,7 +202,8 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
     over every DAG with at most K parents (``bound_scope="parent_limit:K"``), the cache's own
     bound kept in ``stats["cache_upper_bound"]``; otherwise the cache's bound stays, with the
     message "pricing did not finish".  A better DAG decoded on the enlarged cache replaces the
-    result's.  Returns the result and the pricing record."""
+    result's.  Returns the result, the pricing record and the enlarged cache (None when no set
+    was added)."""
     from .bound import closed, guard
     from .pricing import column_generation
     from .result import DAG, OPTIMAL, TIME_LIMIT
@@ -217,8 +218,9 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
         res.dag, res.score = DAG(ds.names, cg.dag_parents), cg.dag_score
     note = cg.message if cg.bound is not None else "pricing did not finish: the bound is over the cache's candidate sets"
     res.message = note + (f"; {res.message}" if res.message else "")
+    enlarged = cg.cache if cg.cache is not cache else None
     if cg.bound is None:
-        return res, rec, cg.cache
+        return res, rec, enlarged
     res.stats = dict(res.stats or {})
     res.stats["cache_upper_bound"] = res.upper_bound
     res.upper_bound, res.bound_scope = cg.bound, cg.scope
@@ -226,7 +228,7 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
         res.status = OPTIMAL
     elif res.status == OPTIMAL:     # optimal over the cache, not proven over every K-parent DAG
         res.status = TIME_LIMIT
-    return guard(res, "pricing"), rec, cg.cache
+    return guard(res, "pricing"), rec, enlarged
 
 
 def _priced(res, solved, ds, K: int, seconds, timings: dict, say):
