@@ -15,7 +15,10 @@ has the branch of strict supersets ``S' = S ∪ T``, ``∅ ≠ T ⊆ W = cand[l+
 
 with ``pen_min(S') = c · (r_x - 1) · q_S · min_{w ∈ W} r_w`` (the smallest penalty of a strict
 superset), and the branch is cut when that bound is at most the threshold ``T``.  Counting
-reuses :mod:`lpbn.scoring.counting` (mixed-radix codes, compression, fixed-point sums).
+reuses :mod:`lpbn.scoring.counting` (mixed-radix codes, compression, fixed-point sums); the
+sets of K parents, most of the work, are counted by popcounts over their parent node's joint
+bit planes (:func:`leaf_stats`) when that costs fewer word operations than a pass over the
+rows (on baudio at K = 4, 96% of the sets).
 """
 
 from __future__ import annotations

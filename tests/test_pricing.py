@@ -191,3 +191,20 @@ def test_pricing_covers_the_empty_set_a_cache_lacks():
     for K in (0, 1):
         pr = price(ds, cache, None, K)
         assert (0, ()) in pr.families and pr.best[0] == pytest.approx(_score(ds, "bic", 0, ()), rel=1e-12)
+
+
+def test_leaves_on_bit_planes_score_as_the_rows_do():
+    """Binary data with enough rows: the K-parent sets are counted on bit planes, and the
+    maxima still equal brute force (BIC and BDeu)."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(2000, 6))
+    X[:, 5] = (X[:, 0] ^ X[:, 1] ^ X[:, 2]) ^ (rng.random(2000) < 0.1)
+    ds = read_data(X)
+    duals = _random_duals(rng, 6, 4)
+    for score in ("bic", "bdeu"):
+        cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+        pr = price(ds, cache, duals, 3)
+        assert pr.stats["on_planes"] > 0
+        want = _brute(ds, score, duals, 3)
+        for x in range(6):
+            assert pr.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
