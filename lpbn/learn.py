@@ -188,6 +188,8 @@ def _price_option(price, max_parents, constraints):
     if isinstance(price, bool) or not isinstance(price, (int,)) and not str(price).isdigit():
         raise InputError(f"price must be a parent limit K >= 0, got {price!r}")
     K = int(price)
+    if K < 0:
+        raise InputError(f"price must be a parent limit K >= 0, got {price!r}")
     if constraints is not None:
         raise InputError("price=K does not take constraints (pricing prices every parent set)")
     if max_parents is not None and int(max_parents) > K:

@@ -165,6 +165,8 @@ def test_learn_price_refuses_a_looser_parent_limit():
     from lpbn.errors import InputError
     with pytest.raises(InputError, match="max_parents=3"):
         lpbn.learn(_data(1, 4, 50), price=2, max_parents=3)
+    with pytest.raises(InputError, match="K >= 0"):
+        lpbn.learn(_data(1, 4, 50), price=-1)
 
 
 def test_cli_learn_price(tmp_path):
