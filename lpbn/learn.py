@@ -43,6 +43,10 @@ class LearnResult(SolveResult):
         size.
     timings : dict
         Seconds spent reading, scoring, solving and fitting.
+    pricing : dict or None
+        With ``price=K`` (:mod:`lpbn.pricing`): whether pricing finished and converged, the
+        bound it proved over every DAG with at most K parents, the cache's own bound, the
+        passes; None without pricing.
     """
 
     network: Any = None
@@ -50,6 +54,7 @@ class LearnResult(SolveResult):
     data: Any = field(default=None, repr=False)
     fit_ess: float | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    pricing: dict[str, Any] | None = None
 
     def certificate(self) -> dict[str, Any]:
         """JSON-ready summary: status, score, upper bound, gap, method, seconds, what the
@@ -58,20 +63,23 @@ class LearnResult(SolveResult):
         cert = {k: d[k] for k in ("status", "score", "upper_bound", "gap", "bound_scope", "method", "seconds",
                                   "message")}
         meta = self.cache.meta if self.cache is not None else {}
-        cert["optimal_over"] = optimal_over(meta)
+        cert["optimal_over"] = optimal_over(meta, self.bound_scope)
         cert["scoring"] = {k: meta.get(k) for k in ("score", "ess", "max_parents", "explore", "N",
                                                     "dropped_rows", "source", "reading")}
         cert["scoring"]["candidate_sets"] = self.cache.m if self.cache is not None else None
         cert["fit"] = fit_words(hasattr(self.data, "continuous"), self.fit_ess)
         cert["timings"] = dict(self.timings)
+        if self.pricing is not None:
+            cert["pricing"] = dict(self.pricing)
         return cert
 
     def to_dict(self) -> dict[str, Any]:
         """:meth:`SolveResult.to_dict` plus ``certificate`` details and the ``network`` dict."""
         d = SolveResult.to_dict(self)
         cert = self.certificate()
-        for k in ("optimal_over", "scoring", "fit", "timings"):
-            d[k] = cert[k]
+        for k in ("optimal_over", "scoring", "fit", "timings", "pricing"):
+            if k in cert:
+                d[k] = cert[k]
         d["network"] = self.network.to_dict() if self.network is not None else None
         return d
 
@@ -98,11 +106,12 @@ class LearnResult(SolveResult):
                 f"network={self.network!r})")
 
 
-def optimal_over(meta: dict[str, Any]) -> str:
-    """What an ``optimal`` status is optimal over, from a cache's ``meta``: the words of its
-    bound's scope (:func:`lpbn.scope.bound_scope`)."""
+def optimal_over(meta: dict[str, Any], scope: str | None = None) -> str:
+    """What an ``optimal`` status is optimal over: the words of the bound's ``scope`` (by
+    default the cache's, from its ``meta``: :func:`lpbn.scope.bound_scope`; pricing can widen
+    it to ``parent_limit:K``)."""
     from .scope import CACHE, bound_scope
-    scope = bound_scope(meta)
+    scope = bound_scope(meta) if scope is None or scope == CACHE else scope
     if scope != CACHE:
         mp = scope.split(":", 1)[1] if ":" in scope else None
         return "all DAGs" + (f" with at most {mp} parents per variable" if mp is not None else "") \
@@ -169,6 +178,84 @@ def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
     return guard(res)
 
 
+#: with ``price=K``, a time limit and a cache that covers only its own sets, the share of the limit that pricing
+#: (:mod:`lpbn.pricing`) gets after the search and the solve: a plain half-and-half split,
+#: not tuned on suites (whether pricing finishes depends on n, N and K far more than on it)
+PRICE_SHARE = 0.5
+
+
+def _priced_limit(time_limit, K, applies: bool):
+    """The time limit left for search and solve when pricing will take :data:`PRICE_SHARE`."""
+    return float(time_limit) * (1.0 - PRICE_SHARE) if K is not None and time_limit is not None and applies \
+        else time_limit
+
+
+def _price_option(price, max_parents, constraints):
+    """``price=K`` checked: (K, the parent limit the exploration then uses)."""
+    from .errors import InputError
+    if price is None:
+        return None, max_parents
+    if isinstance(price, bool) or not isinstance(price, (int,)) and not str(price).isdigit():
+        raise InputError(f"price must be a parent limit K >= 0, got {price!r}")
+    K = int(price)
+    if K < 0:
+        raise InputError(f"price must be a parent limit K >= 0, got {price!r}")
+    if constraints is not None:
+        raise InputError("price=K does not take constraints (pricing prices every parent set)")
+    if max_parents is not None and int(max_parents) > K:
+        raise InputError(f"price={K} bounds every DAG with at most {K} parents: max_parents={max_parents} "
+                         f"would let the network exceed it")
+    return K, (K if max_parents is None else max_parents)
+
+
+def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say=None):
+    """Column generation against the data (:func:`lpbn.pricing.column_generation`) on the
+    solved cache: when a pricing pass finished, the result's bound becomes the bound it proved
+    over every DAG with at most K parents (``bound_scope="parent_limit:K"``), the cache's own
+    bound kept in ``stats["cache_upper_bound"]``; otherwise the cache's bound stays, with the
+    message "pricing did not finish".  A better DAG decoded on the enlarged cache replaces the
+    result's.  Returns the result, the pricing record and the enlarged cache (None when no set
+    was added)."""
+    from .bound import closed, guard
+    from .pricing import column_generation
+    from .result import DAG, OPTIMAL, TIME_LIMIT
+    from .scope import CACHE, bound_scope
+    if bound_scope(cache.meta) != CACHE:     # the cache already covers every DAG within its limit
+        return res, {"skipped": f"the bound's scope is already {bound_scope(cache.meta)}"}, None
+    cg = column_generation(ds, cache, K, seconds, say=say)
+    rec = {"K": K, "finished": cg.bound is not None, "converged": cg.converged, "bound": cg.bound,
+           "cache_upper_bound": res.upper_bound, "passes": cg.passes, "sets_added": cg.cache.m - cache.m,
+           "message": cg.message}
+    if cg.dag_parents is not None and cg.dag_score > res.score + 1e-9 * (1.0 + abs(res.score)):
+        res.dag, res.score = DAG(ds.names, cg.dag_parents), cg.dag_score
+    note = cg.message if cg.bound is not None else "pricing did not finish: the bound is over the cache's candidate sets"
+    res.message = note + (f"; {res.message}" if res.message else "")
+    enlarged = cg.cache if cg.cache is not cache else None
+    if cg.bound is None:
+        return res, rec, enlarged
+    res.stats = dict(res.stats or {})
+    res.stats["cache_upper_bound"] = res.upper_bound
+    res.upper_bound, res.bound_scope = cg.bound, cg.scope
+    if closed(res.score, res.upper_bound):
+        res.status = OPTIMAL
+    elif res.status == OPTIMAL:     # optimal over the cache, not proven over every K-parent DAG
+        res.status = TIME_LIMIT
+    return guard(res, "pricing"), rec, enlarged
+
+
+def _priced(res, solved, ds, K: int, seconds, timings: dict, say):
+    """:func:`price_result` for :func:`learn`, timed and reported."""
+    from .errors import InputError
+    if hasattr(ds, "continuous"):
+        raise InputError("price=K prices discrete scores (bic, mdl, aic, bdeu) only")
+    t4 = time.perf_counter()
+    res, pricing, priced = price_result(res, solved, ds, K, seconds, say=say)
+    timings["price"] = time.perf_counter() - t4
+    say(f"priced: {res.message.split(';')[0]}; bound {res.upper_bound:.6f} ({res.bound_scope}) "
+        f"[{timings['price']:.2f} s]")
+    return res, pricing, priced
+
+
 def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
           method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
           missing: str | Sequence[str] | None = None, drop_missing: bool = False,
@@ -190,7 +277,12 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         ``time_limit``, which then covers exploration, search and bound together; the solve's
         DAG is replaced by the search's incumbent when that is better.
     method, time_limit, gap_limit, **solve_options
-        Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
+        Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size), except
+        ``price=K``: after the solve, price every parent set of at most K parents against the
+        data (:mod:`lpbn.pricing`; K is also the parent limit, unless ``max_parents`` is
+        smaller) with :data:`PRICE_SHARE` of ``time_limit``; when a pricing pass finishes, the
+        bound holds over every DAG with at most K parents (``bound_scope="parent_limit:K"``),
+        else it stays the cache's and the message says "pricing did not finish".
     missing, drop_missing, header
         How the data are read (:func:`lpbn.read_data`); for its other options (``delimiter``,
         ``format``, ...) pass ``read_data(path, ...)``'s Dataset as ``data``.  How a file was
@@ -214,9 +306,8 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         ``network`` (the fitted :class:`~lpbn.network.BayesianNetwork`), ``cache`` and ``data``.
     """
     from .errors import InputError
-    from .fit import fit_network
     from .datasearch import search_and_enlarge
-    from .scope import bound_scope
+    from .scope import CACHE, bound_scope
     from .scoring import read_data, score_data
     from .scoring.scores import kind_of
     from .scoring.table import describe
@@ -233,6 +324,8 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
             bad = True
         if bad:
             raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
+    K, max_parents = _price_option(solve_options.pop("price", None), max_parents, constraints)
+    full_limit = time_limit
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     ds, score, score_options = _read_typed(data, score, header, missing, drop_missing, score_options)
@@ -243,7 +336,9 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         + f"; {describe(ds.reading)} [{timings['read']:.2f} s]")
     t1 = time.perf_counter()
     outcome = None
-    if _searches(ds, explore, max_parents, constraints, score_options):
+    searching = _searches(ds, explore, max_parents, constraints, score_options)
+    time_limit = _priced_limit(time_limit, K, searching)      # exhaustive within K: no pricing
+    if searching:
         outcome = search_and_enlarge(ds, kind_of(score), ess, max_parents, _left(t0, time_limit),
                                      _search_meta(ds, score, ess, max_parents), say=say if progress else None)
         if outcome is None:
@@ -259,8 +354,9 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     say(f"scored: {score}, {cache.meta.get('explore')} exploration, {cache.m} candidate parent sets "
         f"[{timings['score']:.2f} s]")
     t2 = time.perf_counter()
-    res = solve(cache if constraints is not None else cache.prune_dominated(), method,
-                time_limit=_left(t0, time_limit, FIT_RESERVE),
+    solved = cache if constraints is not None else cache.prune_dominated()
+    time_limit = _priced_limit(time_limit, K, not searching and bound_scope(cache.meta) == CACHE)
+    res = solve(solved, method, time_limit=_left(t0, time_limit, FIT_RESERVE),
                 gap_limit=gap_limit, progress=progress and sys.stderr.isatty(), constraints=constraints,
                 **solve_options)
     if outcome is not None:
@@ -270,21 +366,32 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     timings["solve"] = time.perf_counter() - t2
     say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
         f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
-    network = None
-    if res.dag is not None:
-        t3 = time.perf_counter()
-        if hasattr(ds, "continuous"):    # continuous or mixed data: linear / conditional Gaussian CPDs
-            from .gaussian_network import fit_gaussian_network
-            network = fit_gaussian_network(res.dag.parents, ds)
-        else:
-            network = fit_network(res.dag, ds, ess=fit_ess)
-        timings["fit"] = time.perf_counter() - t3
-        say(f"fitted: {network.num_parameters()} parameters, {fit_words(hasattr(ds, 'continuous'), fit_ess)}"
-            f" [{timings['fit']:.2f} s]")
+    pricing = None
+    if K is not None:
+        res, pricing, priced = _priced(res, solved, ds, K, _left(t0, full_limit, FIT_RESERVE), timings, say)
+        cache = cache if priced is None else priced
+    network = _fit(res, ds, fit_ess, timings, say)
     timings["total"] = time.perf_counter() - t0
     base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
     return LearnResult(**base, network=network, cache=cache, data=ds,
-                       fit_ess=None if fit_ess is None else float(fit_ess), timings=timings)
+                       fit_ess=None if fit_ess is None else float(fit_ess), timings=timings, pricing=pricing)
+
+
+def _fit(res, ds, fit_ess, timings: dict, say):
+    """The network of the result's DAG with fitted parameters (None without a DAG)."""
+    if res.dag is None:
+        return None
+    t3 = time.perf_counter()
+    if hasattr(ds, "continuous"):    # continuous or mixed data: linear / conditional Gaussian CPDs
+        from .gaussian_network import fit_gaussian_network
+        network = fit_gaussian_network(res.dag.parents, ds)
+    else:
+        from .fit import fit_network
+        network = fit_network(res.dag, ds, ess=fit_ess)
+    timings["fit"] = time.perf_counter() - t3
+    say(f"fitted: {network.num_parameters()} parameters, {fit_words(hasattr(ds, 'continuous'), fit_ess)}"
+        f" [{timings['fit']:.2f} s]")
+    return network
 
 
 def _read_typed(data, score, header, missing, drop_missing, score_options):

@@ -44,6 +44,9 @@ def add_arguments(p) -> None:
                    help="stop the solve after S seconds with the best DAG so far")
     from .common import add_reading_arguments
     add_reading_arguments(p)
+    p.add_argument("--price", type=int, metavar="K",
+                   help="price every parent set of at most K parents against the data so the bound covers "
+                        "every DAG within K when pricing finishes (K is also the parent limit; half the time limit)")
     p.add_argument("--fit-ess", type=float, metavar="A",
                    help="fit CPTs as the BDeu posterior mean with equivalent sample size A "
                         "(default: maximum likelihood)")
@@ -115,7 +118,8 @@ def run(args) -> int:
                 method=args.method, time_limit=args.time_limit, **reading, fit_ess=args.fit_ess, jobs=args.jobs,
                 progress=not args.quiet, constraints=constraints_from_args(args),
                 score_options={"discrete": args.discrete, "continuous": args.continuous}
-                if args.discrete or args.continuous else None)
+                if args.discrete or args.continuous else None,
+                **({"price": args.price} if args.price is not None else {}))
     if res.network is None:
         raise InputError(f"no DAG found (status {res.status}"
                          + (f": {res.message}" if res.message else "") + "); nothing to write")

@@ -1,0 +1,212 @@
+"""Pricing against the data (lpbn.pricing): the exact maximum of the reduced score over every
+parent set within K, and the bound over every DAG within K that column generation proves."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lpbn import bitsets as bs
+from lpbn.pricing import TOLERANCE, Duals, column_generation, price
+from lpbn.scoring import read_data, score_data
+from lpbn.scoring import hillclimb_kernels as HK
+from lpbn.scoring.hillclimb import Climber, to_units
+from lpbn.scoring.scores import kind_of
+from lpbn.solve import solve
+
+
+def _data(seed: int, n: int, N: int) -> np.ndarray:
+    """Random discrete data with some structure (a noisy XOR and copies) so that large parent
+    sets matter."""
+    rng = np.random.default_rng(seed)
+    ar = rng.integers(2, 4, size=n)
+    X = np.stack([rng.integers(0, a, size=N) for a in ar], axis=1)
+    if n >= 3:
+        X[:, 2] = ((X[:, 0] + X[:, 1]) % ar[2]) * (rng.random(N) > 0.1) + X[:, 2] * (rng.random(N) <= 0.1)
+        X[:, 2] %= ar[2]
+    if n >= 5:
+        X[:, 4] = np.where(rng.random(N) < 0.8, X[:, 3] % ar[4], X[:, 4])
+    return X
+
+
+def _brute(ds, score: str, duals: Duals, K: int) -> list[float]:
+    """Max over every |S| <= K of s(i, S) + Σ_{C ∋ i} λ_C [|S ∩ C| < k_C], by enumeration."""
+    cl = Climber(ds, kind_of(score), 1.0, None, 1)
+    members = [set(bs.from_bitset(row)) for row in duals.bits]
+    out = []
+    for x in range(ds.n):
+        others = [v for v in range(ds.n) if v != x]
+        best = -math.inf
+        for k in range(K + 1):
+            for S in itertools.combinations(others, k):
+                s = to_units(cl.kind, HK.family_score(cl.cols, cl.ar, x, np.array(S, dtype=np.int64), cl.kind, cl.ess,
+                                                      cl.lgt, cl.limit, cl.cnt, cl.pac, cl.mapbuf, *cl.scr[:2]))
+                b = sum(lam for C, k_, lam in zip(members, duals.k, duals.lam)
+                        if x in C and len(C & set(S)) < k_)
+                best = max(best, s + b)
+        out.append(best)
+    return out
+
+
+def _random_duals(rng, n: int, count: int) -> Duals:
+    rows, ks, lams = [], [], []
+    seen = set()
+    for _ in range(count):
+        size = int(rng.integers(2, n + 1))
+        members = tuple(sorted(rng.choice(n, size=size, replace=False).tolist()))
+        k = int(rng.integers(1, size))
+        if (members, k) in seen:
+            continue
+        seen.add((members, k))
+        rows.append(bs.to_bitset(list(members), n))
+        ks.append(k)
+        lams.append(float(rng.uniform(0, 30)))
+    W = (n + 63) // 64
+    bits = np.array(rows, dtype=np.uint64).reshape(len(rows), W)
+    return Duals(bits, np.array(ks, dtype=np.int64), np.array(lams))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 6), K=st.integers(0, 3),
+       score=st.sampled_from(["bic", "bdeu", "mdl", "aic"]), clusters=st.integers(0, 6))
+def test_pricing_max_equals_brute_force(seed, n, K, score, clusters):
+    """With an empty-set cache (nothing to beat) and one set kept per variable, pricing's
+    maximum per variable is the brute-force maximum of the reduced score over |S| <= K."""
+    rng = np.random.default_rng(seed)
+    ds = read_data(_data(seed, n, int(rng.integers(20, 200))))
+    cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+    duals = _random_duals(rng, n, clusters)
+    pr = price(ds, cache, duals, K)
+    assert pr.finished and pr.bound is not None
+    want = _brute(ds, score, duals, K)
+    for x in range(n):
+        assert pr.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
+    assert pr.bound == pytest.approx(math.fsum(want) - duals.constant(), rel=1e-8, abs=1e-8)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 7), K=st.integers(1, 3),
+       score=st.sampled_from(["bic", "bdeu"]))
+def test_column_generation_bound_covers_every_dag_within_K(seed, n, K, score):
+    """From a cache of single-parent sets, column generation ends with scope parent_limit:K and
+    a bound at least the true optimum over every DAG within K (exact DP on the exhaustive
+    K-cache), and the sets it added are scored as the data score them."""
+    rng = np.random.default_rng(seed)
+    ds = read_data(_data(seed, n, int(rng.integers(50, 300))))
+    start = score_data(ds, score=score, max_parents=min(1, K), explore="exhaustive")
+    full = score_data(ds, score=score, max_parents=K, explore="exhaustive")
+    opt = solve(full, "dp")
+    assert opt.status == "optimal"
+    cg = column_generation(ds, start, K)
+    assert cg.scope == f"parent_limit:{min(K, n - 1)}"
+    assert cg.converged
+    assert cg.bound >= opt.score - 1e-9 * abs(opt.score)
+    for i in range(n):
+        for c in cg.cache.family_range(i):
+            ps = cg.cache.parents(c)
+            assert len(ps) <= K
+            assert cg.cache.scores[c] == pytest.approx(_score(ds, score, i, ps), rel=1e-12)
+
+
+def _score(ds, score, i, ps):
+    cl = Climber(ds, kind_of(score), 1.0, None, 1)
+    return to_units(cl.kind, HK.family_score(cl.cols, cl.ar, i, np.array(ps, dtype=np.int64), cl.kind, cl.ess, cl.lgt,
+                                             cl.limit, cl.cnt, cl.pac, cl.mapbuf, *cl.scr[:2]))
+
+
+def test_a_planted_set_prices_out():
+    """Variable 2 is a noisy XOR of 0 and 1: from a cache of single-parent sets, {0, 1} prices
+    out for it (λ = 0), scored as the data score it."""
+    rng = np.random.default_rng(7)
+    N = 500
+    X = rng.integers(0, 2, size=(N, 4))
+    X[:, 2] = (X[:, 0] ^ X[:, 1]) ^ (rng.random(N) < 0.05)
+    ds = read_data(X)
+    cache = score_data(ds, score="bic", max_parents=1, explore="exhaustive")
+    pr = price(ds, cache, None, 2)
+    assert pr.finished
+    assert (2, (0, 1)) in pr.families
+    assert pr.families[(2, (0, 1))] == pytest.approx(_score(ds, "bic", 2, (0, 1)), rel=1e-12)
+    assert pr.best[2] > pr.cache_max[2]
+
+
+def test_pricing_that_does_not_finish_claims_nothing():
+    ds = read_data(_data(3, 6, 200))
+    cache = score_data(ds, score="bic", max_parents=1, explore="exhaustive")
+    pr = price(ds, cache, None, 3, time_limit=0.0)
+    assert not pr.finished and pr.bound is None
+    cg = column_generation(ds, cache, 3, time_limit=0.0)
+    assert cg.bound is None and cg.scope == "cache" and cg.message == "pricing did not finish"
+
+
+def test_learn_with_price_states_the_wider_scope():
+    """learn(price=K) on the search path: the bound holds over every DAG within K (checked
+    against the exact optimum), and the certificate says so."""
+    import lpbn
+    X = _data(11, 6, 300)
+    res = lpbn.learn(X, explore="search", time_limit=30, price=2)
+    opt = solve(score_data(X, max_parents=2, explore="exhaustive"), "dp")
+    assert res.bound_scope == "parent_limit:2"
+    assert res.pricing["finished"] and res.upper_bound >= opt.score - 1e-9 * abs(opt.score)
+    assert res.score <= opt.score + 1e-9 * abs(opt.score)
+    assert all(len(p) <= 2 for p in res.dag.parents)
+    cert = res.certificate()
+    assert cert["bound_scope"] == "parent_limit:2" and "at most 2 parents" in cert["optimal_over"]
+    assert cert["pricing"]["cache_upper_bound"] <= res.upper_bound + 1e-9 * abs(res.upper_bound)
+
+
+def test_learn_price_refuses_a_looser_parent_limit():
+    import lpbn
+    from lpbn.errors import InputError
+    with pytest.raises(InputError, match="max_parents=3"):
+        lpbn.learn(_data(1, 4, 50), price=2, max_parents=3)
+    with pytest.raises(InputError, match="K >= 0"):
+        lpbn.learn(_data(1, 4, 50), price=-1)
+
+
+def test_cli_learn_price(tmp_path):
+    import json
+    from lpbn.cli import main
+    data = tmp_path / "d.csv"
+    np.savetxt(data, _data(5, 5, 200), fmt="%d", delimiter=",",
+               header=",".join(f"v{i}" for i in range(5)), comments="")
+    out = tmp_path / "net.json"
+    assert main(["learn", str(data), "--price", "2", "--time-limit", "20", "-o", str(out), "--quiet"]) == 0
+    cert = json.loads(out.read_text())["certificate"]
+    assert cert["bound_scope"] == "parent_limit:2"
+
+
+def test_pricing_covers_the_empty_set_a_cache_lacks():
+    """A cache that holds only {1} for variable 0 (independent data): within K = 0 and K = 1
+    the empty set beats it, and pricing finds it."""
+    from lpbn.cache import ScoreCache
+    rng = np.random.default_rng(2)
+    ds = read_data(rng.integers(0, 2, size=(300, 2)))
+    s01 = _score(ds, "bic", 0, (1,))
+    cache = ScoreCache.from_families(ds.names, [[(s01, (1,))], [(_score(ds, "bic", 1, ()), ())]],
+                                     meta={"score": "bic"})
+    for K in (0, 1):
+        pr = price(ds, cache, None, K)
+        assert (0, ()) in pr.families and pr.best[0] == pytest.approx(_score(ds, "bic", 0, ()), rel=1e-12)
+
+
+def test_leaves_on_bit_planes_score_as_the_rows_do():
+    """Binary data with enough rows: the K-parent sets are counted on bit planes, and the
+    maxima still equal brute force (BIC and BDeu)."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(2000, 6))
+    X[:, 5] = (X[:, 0] ^ X[:, 1] ^ X[:, 2]) ^ (rng.random(2000) < 0.1)
+    ds = read_data(X)
+    duals = _random_duals(rng, 6, 4)
+    for score in ("bic", "bdeu"):
+        cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+        pr = price(ds, cache, duals, 3)
+        assert pr.stats["on_planes"] > 0
+        want = _brute(ds, score, duals, 3)
+        for x in range(6):
+            assert pr.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
