@@ -260,7 +260,7 @@ def _workers(threads: Any) -> int:
     if isinstance(threads, bool) or not (threads is None or isinstance(threads, (int, np.integer))) \
             or (threads is not None and threads < 0):
         raise InputError(f"threads must be a non-negative integer (0: every core), got {threads!r}")
-    from ..race import cores
+    from ..workers import cores
     return cores() if not threads else int(threads)
 
 
