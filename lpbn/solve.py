@@ -1,9 +1,13 @@
-"""The front door: ``lpbn.solve(cache, method=...)`` and the method registry.
+"""The front door: ``lpbn.solve(cache, method=...)``.
 
 Like ``scipy.optimize.minimize``, every method returns the same :class:`SolveResult`.  A
 method is a function ``fn(cache, control, **options) -> SolveResult`` registered under a
-name; it reads its limits from the :class:`SolveControl` and reports every improvement
-through it, which builds the trace and drives callbacks and progress lines.
+name (:mod:`lpbn.registry`, re-exported here); it reads its limits from the
+:class:`SolveControl` and reports every improvement through it, which builds the trace and
+drives callbacks and progress lines.  ``method="auto"`` runs the plan the portfolio's table
+picks (:func:`lpbn.portfolio.choose_plan`).  The front door wires each control to the other
+methods (``runner``: this function, ``helpers``: the registry), so a method that wants
+another's help asks its control and no method imports this module (issue 55's layers).
 """
 
 from __future__ import annotations
