@@ -94,8 +94,9 @@ AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: A budget in seconds, not a work count (issue 54, item 5): the stage's work is the HiGHS
 #: root LPs, the numpy separation rounds and the MIP's nodes, and what it must bound is start-up
 #: time saved, a wall-clock quantity; a count that stops where 1.5 s does on this machine would
-#: stop elsewhere on another.  Either way the answer is the same when a proof comes (the status
-#: and score; both stages are exact and the merge keeps the better DAG and the lower bound).
+#: stop elsewhere on another.  Either way the status and score are the same when a proof comes
+#: (both stages are exact; the merge keeps the better DAG and the lower bound), and the DAG is
+#: made canonical by the front door (lpbn.canonical).
 #: The DP's own numpy path is faster below AUTO_LIGHT_MIN_DP_N variables (2^n work: 0.2 s at
 #: 17-18 variables, 0.7 s at 20, where HiGHS proves hepatitis in 0.23 s).
 AUTO_LIGHT_SECONDS = 1.5

@@ -31,9 +31,9 @@ the uci-bic3 caches that need the rival spend their first seconds in the root, b
 the rival's projection (``bfbnb``: :mod:`lpbn.bfbnb.projection`) is in seconds because the
 horizon it is compared with is the user's time limit.  What is reproducible is the answer
 whenever either method proves optimality: the same status and score whatever the machine's
-speed; the DAG is then an optimal one, made canonical among local-score ties by the front door
-(:mod:`lpbn.canonical`), but two co-optimal DAGs that differ otherwise may come from either
-method.
+speed; the DAG is then an optimal one made canonical by the front door (:mod:`lpbn.canonical`:
+its Markov class's representative, then the smallest of local-score ties), so two co-optimal
+DAGs of one class print the same; optima in different classes may come from either method.
 
 Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
 terminal reaches both processes (one process group) and each returns its best so far; a
