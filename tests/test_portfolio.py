@@ -97,3 +97,19 @@ def test_merge_takes_no_bound_from_a_faulty_answer():
     own, bad = _result(-10.0, -5.0, "time_limit"), _result(-9.0, -20.0, "error")
     res = merge([own, bad])
     assert res.upper_bound == -5.0 and res.score == -9.0 and res.status == "time_limit"
+
+
+def test_the_answer_names_the_plan_that_fired():
+    import lpbn
+    from lpbn.testing import random_cache
+    cache = random_cache(8, seed=1, density=0.5)
+    res = lpbn.solve(cache, method="auto")
+    assert res.stats["plan"] == choose_plan(cache).name == "dp-numpy" and res.status == "optimal"
+    assert lpbn.solve(cache, method="dp").stats.get("plan") is None       # a named method: no plan
+
+
+def test_options_run_the_plan_alone_method():
+    plan = choose_plan(Shape(35, 35 * 10, True))
+    assert plan.name == "race-order-graph"
+    assert plan.method_for({}) == "race" and plan.method_for({"fixing": False}) == "dual"
+    assert plan.options_for("dual", {"fixing": False}) == {"fixing": False}
