@@ -18,7 +18,6 @@ method that borrows another's incumbent, ``bfbnb``'s ``dual_time``, asks through
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from . import bound as bound_safety
@@ -104,15 +103,22 @@ AUTO_LIGHT_MAX_DENSITY = 40
 AUTO_LIGHT_MIN_DP_N = 19
 
 
-@dataclass(frozen=True)
+#: how a plan's results merge (:func:`merge`): the first proof wins, else the better DAG with
+#: the lower of the bounds (both valid, so their minimum is)
+FIRST_PROOF = "first proof, else the better DAG and the lower bound"
+ONE_METHOD = "one method"
+
+
 class Shape:
     """What a plan is chosen on: the cache's size ``n``, its candidate count ``m`` (density
     m/n) and whether two cores and fork are there (``parallel``, :func:`lpbn.workers.can_race`).
-    Never the process's import state, never the instance's name."""
+    Never the process's import state, never the instance's name.  (A plain class, like
+    :class:`Plan`: a dataclass costs a compile per generated method at every start-up.)"""
 
-    n: int
-    m: int
-    parallel: bool
+    __slots__ = ("n", "m", "parallel")
+
+    def __init__(self, n: int, m: int, parallel: bool):
+        self.n, self.m, self.parallel = n, m, parallel
 
     @classmethod
     def of(cls, cache: ScoreCache, parallel: bool | None = None) -> Shape:
@@ -133,13 +139,6 @@ class Shape:
             and self.m <= AUTO_HIGHS_MAX_M
 
 
-#: how a plan's results merge (:func:`merge`): the first proof wins, else the better DAG with
-#: the lower of the bounds (both valid, so their minimum is)
-FIRST_PROOF = "first proof, else the better DAG and the lower bound"
-ONE_METHOD = "one method"
-
-
-@dataclass(frozen=True)
 class Plan:
     """One row of ``method="auto"``'s table (:data:`PLANS`): when it applies, what runs on how
     many cores, how their results merge.  ``options`` go to ``method`` when the caller gave
@@ -147,14 +146,16 @@ class Plan:
     ``light``: the numba-free HiGHS ILP may run first (see AUTO_LIGHT_SECONDS; when the cache
     allows it, :func:`light_first`)."""
 
-    name: str
-    when: Callable[[Shape], bool]
-    method: str
-    options: tuple[tuple[str, Any], ...] = ()
-    alone: str | None = None
-    light: bool = True
-    cores: int = 1
-    merge: str = ONE_METHOD
+    __slots__ = ("name", "when", "method", "options", "alone", "light", "cores", "merge")
+
+    def __init__(self, name: str, when: Callable[[Shape], bool], method: str,
+                 options: tuple[tuple[str, Any], ...] = (), *, alone: str | None = None, light: bool = True,
+                 cores: int = 1, merge: str = ONE_METHOD):
+        self.name, self.when, self.method, self.options = name, when, method, options
+        self.alone, self.light, self.cores, self.merge = alone, light, cores, merge
+
+    def __repr__(self) -> str:
+        return f"Plan({self.name!r}: {self.method})"
 
     def method_for(self, options: dict) -> str:
         """The method this plan runs given the caller's ``options``."""
