@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 import signal
 import time
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ from .ordering.method import solve_ordering, trivial_bound
 from .ordering.options import SearchOptions
 from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
 from .result import OPTIMAL, SolveResult, relative_gap
+from .workers import Worker, can_fork, cores
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
 SEARCH_SHARE = 0.5
@@ -122,8 +122,8 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, **optio
     trivial = trivial_bound(cache)
     control.improved(bound=trivial)
     if parallel is None:
-        parallel = _can_fork() and _cores() >= 2
-    if parallel and control.time_limit is not None and _can_fork():
+        parallel = can_fork() and cores() >= 2
+    if parallel and control.time_limit is not None and can_fork():
         return _solve_side_by_side(cache, control, rule, trivial, bound, dual_options or {}, search_options)
     search = _search(cache, control, rule, float(search_share), search_options)
     best_choice, best = search.choice, search.score
@@ -192,14 +192,18 @@ def _bound(cache, control, search, share, method, options):
         limit = control.remaining()
     else:
         limit = (search.stats.get("seconds") or 0.0) * (1.0 - share) / share if share < 1 else 0.0
-        from . import warmup
-        if not warmup.is_warm(method):
+        from . import compiled
+        if not compiled.is_warm(method):
             # a budget scaled from the search's time must not go to compiling the bound's
             # kernels (fresh install: 30 s; wine's bound stopped at a 1.4% gap): compile first
-            warmup.compile_method(method)
-    sub = SolveControl(time_limit=max(limit, 0.0), gap_limit=control.gap_limit, tolerance=control.tolerance,
-                       callback=lambda info: control.improved(best=info["best"], bound=info["bound"]),
-                       progress=control.progress)
+            # (in a child, :mod:`lpbn.compiled`; if it fails, in this process as before)
+            try:
+                compiled.warm_up(method)
+            except compiled.WarmupFailed:
+                pass
+    sub = control.derive(time_limit=max(limit, 0.0), gap_limit=control.gap_limit, tolerance=control.tolerance,
+                         callback=lambda info: control.improved(best=info["best"], bound=info["bound"]),
+                         progress=control.progress)
     t0 = time.perf_counter()
     res = _solve_bound(cache, sub, method, options, incumbent=search.dag(cache))
     res.seconds = time.perf_counter() - t0
@@ -295,24 +299,21 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     """Search here and the bound's ``method`` in a forked process, both for the whole time limit."""
     import multiprocessing as mp
     ctx = mp.get_context("fork")
-    recv, send = ctx.Pipe(duplex=False)
     feed = _IncumbentSlot(ctx, cache.n)
     published = _BoundSlot(ctx)
     done = ctx.Event()
     limit = control.remaining()
     started = control.elapsed()
-    child = ctx.Process(target=_bound_worker, args=(cache, method, limit, control.gap_limit, control.tolerance,
-                                                   dict(options), send, done, feed, published), daemon=True)
-    child.start()
-    send.close()
+    child = Worker(_bound_worker, cache, method, limit, control, dict(options), done, feed, published,
+                   name="bound").start()
     try:
         # a stop request (SIGINT/SIGTERM) reaches the dual as SIGINT: it returns its bound so far
         with signals.forward(child.pid, signal.SIGINT):
             search = _search(cache, control, rule, 1.0, search_options, watch=done, feed=feed)
             control.improved(best=search.score)
-            dual, error = _collect(recv, child, control.remaining() + BOUND_LATE)
+            dual, error = _collect(child, control.remaining() + BOUND_LATE)
     finally:
-        _reap(child)
+        child.reap()
     stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": search.score,
                              "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
                              "search_share": 1.0, "bound_method": method, "parallel": True}
@@ -358,14 +359,15 @@ class _Dual:
         self.status = status
 
 
-def _bound_worker(cache, method, limit, gap_limit, tolerance, options, conn, done, feed, published) -> None:
-    """The forked bound: solve with ``method`` for ``limit`` seconds (the dual taking the
+def _bound_worker(cache, method, limit, parent, options, done, feed, published, conn) -> None:
+    """The forked bound: solve with ``method`` for ``limit`` seconds under a control derived
+    from the search's ``parent`` (its gap limit, tolerance and helpers; the dual taking the
     search's DAGs from ``feed`` as incumbents), publish every bound it reports in
     ``published`` (a :class:`_BoundSlot`), and send the result."""
     try:
         t0 = time.perf_counter()
-        control = SolveControl(time_limit=limit, gap_limit=gap_limit, tolerance=tolerance,
-                               callback=lambda info: published.put(info["bound"]))
+        control = parent.derive(time_limit=limit, gap_limit=parent.gap_limit, tolerance=parent.tolerance,
+                                callback=lambda info: published.put(info["bound"]))
         res = _solve_bound(cache, control, method, options, feed=feed.take)
         choice = None if res.dag is None else cache.indices_of(res.dag.parents)
         out = {"status": res.status, "score": res.score, "upper_bound": res.upper_bound, "choice": choice,
@@ -389,54 +391,27 @@ STOP_GRACE = 10.0
 BOUND_LATE = 2.0
 
 
-def _collect(conn, child, timeout: float) -> tuple[dict[str, Any] | None, str | None]:
+def _collect(child: Worker, timeout: float) -> tuple[dict[str, Any] | None, str | None]:
     """The dual process's result and None, or None and why there is none (its error, no
     answer STOP_GRACE after a stop request -- ours or the user's --, or its death).  A process
     that has not answered within ``timeout`` gets the stop request (SIGINT)."""
     deadline = time.perf_counter() + max(timeout, 0.0)
     stopping = False
-    while not conn.poll(0.05):
+    while not child.poll(0.05):
         if not stopping and signals.pending() is not None:
             stopping = True
             deadline = min(deadline, time.perf_counter() + STOP_GRACE)
         if time.perf_counter() >= deadline:
-            if stopping or not child.is_alive():
+            if stopping or not child.alive():
                 return None, "no answer in time"
             stopping = True                  # late: ask it for its bound so far
             deadline = time.perf_counter() + STOP_GRACE
-            try:
-                os.kill(child.pid, signal.SIGINT)
-            except OSError:
-                pass
-        if not child.is_alive() and not conn.poll(0):
-            return None, f"the dual process ended with exit code {child.exitcode}"
-    try:
-        out = conn.recv()
-    except EOFError:
-        return None, f"the dual process ended with exit code {child.exitcode}"
-    if "error" in out:
-        return None, out["error"]
-    return out, None
-
-
-def _reap(child) -> None:
-    """Stop the dual process if it still runs, and wait for it (no zombie, no orphan)."""
-    if child.is_alive():
-        child.terminate()
-    child.join(timeout=5)
-    if child.is_alive():
-        child.kill()
-        child.join()
-
-
-def _can_fork() -> bool:
-    import multiprocessing as mp
-    return "fork" in mp.get_all_start_methods()
-
-
-def _cores() -> int:
-    from .scoring.parallel import default_jobs
-    return default_jobs()
+            child.stop(signal.SIGINT)
+    if child.error is not None:
+        return None, f"{child.error} (exit code {child.proc.exitcode})"
+    if "error" in child.answer:
+        return None, child.answer["error"]
+    return child.answer, None
 
 
 def _stopped(control) -> bool:

@@ -58,9 +58,13 @@ class SolveControl:
         self.trace: list[tuple[float, float, float]] = []
         self.stop_reason: str | None = None
         self._last_progress = self.start
-        #: ``fn(cache, method, seconds) -> (dag, score, bound)`` behind :meth:`borrow`; the front
-        #: door sets it to :func:`lpbn.portfolio.borrow`, a bare control has none
-        self.lender: Callable[..., tuple[Any, float, float]] | None = None
+        #: ``fn(cache, method, **limits) -> SolveResult``: a whole solve of another method,
+        #: behind :meth:`borrow` and the race's rival (:mod:`lpbn.race`); the front door sets
+        #: it to :func:`lpbn.solve`, a bare control has none
+        self.runner: Callable[..., Any] | None = None
+        #: ``fn(name) -> method function or None``, behind :meth:`helper`; the front door sets
+        #: it to :func:`lpbn.registry.helper`, a bare control has none
+        self.helpers: Callable[[str], Callable[..., Any] | None] | None = None
         #: ``fn() -> status or None``, polled by :meth:`should_stop`: a stop from outside the
         #: method (:mod:`lpbn.race` stops the dual with ``"superseded"`` once a parallel
         #: method has proved optimality)
@@ -69,12 +73,32 @@ class SolveControl:
         self.projected: float | None = None
 
     def borrow(self, cache: Any, method: str, seconds: float) -> tuple[Any, float, float]:
-        """An incumbent from another ``method`` run for ``seconds``: its DAG, score and upper
-        bound, or ``(None, -inf, inf)`` without a lender (a control made outside
-        :func:`lpbn.solve`) or when that method is unavailable."""
-        if self.lender is None:
+        """An incumbent from another ``method`` run for ``seconds`` (a whole solve through
+        :attr:`runner`): its DAG, score and upper bound, or ``(None, -inf, inf)`` without a
+        runner (a control made outside :func:`lpbn.solve`) or when that method is unavailable
+        or refuses the cache (:class:`~lpbn.errors.InputError`)."""
+        if self.runner is None:
             return None, -math.inf, math.inf
-        return self.lender(cache, method, seconds)
+        try:
+            res = self.runner(cache, method=method, time_limit=seconds)
+        except InputError:
+            return None, -math.inf, math.inf
+        return res.dag, res.score, res.upper_bound
+
+    def helper(self, method: str) -> Callable[..., Any] | None:
+        """The function of another ``method`` (``fn(cache, control, **options)``) for a method
+        that uses it inside its own run (the dual's support ILP takes the HiGHS ILP,
+        :mod:`lpbn.support_ilp`), or None without :attr:`helpers` (a control made outside
+        :func:`lpbn.solve`) or when that method is unavailable: no method imports another's
+        package or the registry."""
+        return None if self.helpers is None else self.helpers(method)
+
+    def derive(self, cls: type | None = None, **kw) -> SolveControl:
+        """A new control (of ``cls``, default this class) with the limits ``kw`` and this one's
+        :attr:`runner` and :attr:`helpers`: a sub-solve keeps its access to other methods."""
+        sub = (cls or SolveControl)(**kw)
+        sub.runner, sub.helpers = self.runner, self.helpers
+        return sub
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

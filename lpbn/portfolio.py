@@ -1,24 +1,29 @@
-"""The portfolio: which method ``method="auto"`` runs, and incumbents borrowed across methods.
+"""The portfolio: what ``method="auto"`` runs, as data.
 
-This module sits above the methods (which never import it) and beside the front door
-:mod:`lpbn.solve`, which re-exports :func:`auto_method` and the ``AUTO_*`` thresholds:
+* :data:`PLANS` — one table: each :class:`Plan` says when it applies (a predicate on the
+  cache's size n, density m/n and whether two cores are there, :class:`Shape`), which method
+  runs (a single method, ``race``: two on two cores, or ``asobs``: the search beside an LP
+  bound in a second process), with which options, what runs alone when the caller passes
+  options, whether the numba-free HiGHS ILP may run first, and how the results merge;
+* :func:`choose_plan` picks the first plan that applies (the front door records its name in
+  ``result.stats["plan"]``); :func:`auto_method` is its method;
+* :func:`merge` — the one rule combining several methods' answers (the race, the stages of a
+  plan).
 
-* :func:`auto_method` — the method for a cache, chosen by size and density from the
-  benchmarks under ``results/`` (see the thresholds below), ``race`` (:mod:`lpbn.race`) where
-  neither size nor density tells the order-graph search from the dual;
-* :func:`borrow` — run another method for a while and hand its DAG and bound to the method
-  that asked (``bfbnb``'s ``dual_time`` option).  A method asks through its
-  :meth:`lpbn.control.SolveControl.borrow`, which the front door connects to this function,
-  so no method imports another method or the front door.
+It sits above the methods (which never import it) and the registry, and below the front door
+:mod:`lpbn.solve`, which re-exports :func:`auto_method` and the ``AUTO_*`` thresholds.  (A
+method that borrows another's incumbent, ``bfbnb``'s ``dual_time``, asks through
+:meth:`lpbn.control.SolveControl.borrow`, which the front door wires.)
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any
+from typing import Any, Callable, Sequence
 
+from . import bound as bound_safety
 from .cache import ScoreCache
-from .errors import InputError
+from .result import ERROR, INFEASIBLE, OPTIMAL, SolveResult
+from .workers import can_race
 
 #: ``method="auto"`` is a portfolio chosen from the benchmarks in results/ (bfbnb, highs, dual):
 #: subset DP up to AUTO_DP_MAX_N variables; the order-graph search up to AUTO_BFBNB_MAX_N when
@@ -85,6 +90,12 @@ AUTO_WIDE_RACE_METHODS = ("highs", "dual")
 #: Without a proof by then, the method chosen above runs with the time left (spectf and
 #: carpo500 need it: their separation wants the numba kernels), and the answer is the better
 #: DAG and the lower bound of the two runs.
+#: A budget in seconds, not a work count (issue 54, item 5): the stage's work is the HiGHS
+#: root LPs, the numpy separation rounds and the MIP's nodes, and what it must bound is start-up
+#: time saved, a wall-clock quantity; a count that stops where 1.5 s does on this machine would
+#: stop elsewhere on another.  Either way the status and score are the same when a proof comes
+#: (both stages are exact; the merge keeps the better DAG and the lower bound), and the DAG is
+#: made canonical by the front door (lpbn.canonical).
 #: The DP's own numpy path is faster below AUTO_LIGHT_MIN_DP_N variables (2^n work: 0.2 s at
 #: 17-18 variables, 0.7 s at 20, where HiGHS proves hepatitis in 0.23 s).
 AUTO_LIGHT_SECONDS = 1.5
@@ -92,40 +103,106 @@ AUTO_LIGHT_MAX_DENSITY = 40
 AUTO_LIGHT_MIN_DP_N = 19
 
 
+#: how a plan's results merge (:func:`merge`): the first proof wins, else the better DAG with
+#: the lower of the bounds (both valid, so their minimum is)
+FIRST_PROOF = "first proof, else the better DAG and the lower bound"
+ONE_METHOD = "one method"
+
+
+class Shape:
+    """What a plan is chosen on: the cache's size ``n``, its candidate count ``m`` (density
+    m/n) and whether two cores and fork are there (``parallel``, :func:`lpbn.workers.can_race`).
+    Never the process's import state, never the instance's name.  (A plain class, like
+    :class:`Plan`: a dataclass costs a compile per generated method at every start-up.)"""
+
+    __slots__ = ("n", "m", "parallel")
+
+    def __init__(self, n: int, m: int, parallel: bool):
+        self.n, self.m, self.parallel = n, m, parallel
+
+    @classmethod
+    def of(cls, cache: ScoreCache, parallel: bool | None = None) -> Shape:
+        return cls(int(cache.n), int(cache.m), can_race() if parallel is None else bool(parallel))
+
+    def dense(self, per_variable: float) -> bool:
+        """At least ``per_variable`` candidates per variable."""
+        return self.m >= per_variable * self.n
+
+    def sparse(self, per_variable: float) -> bool:
+        """At most ``per_variable`` candidates per variable."""
+        return self.m <= per_variable * self.n
+
+    def ilp_range(self) -> bool:
+        """Beyond the dual's range and sparse enough for the HiGHS ILP (AUTO_DUAL_MAX_N < n <=
+        AUTO_HIGHS_MAX_N, AUTO_HIGHS_MAX_DENSITY per variable, AUTO_HIGHS_MAX_M in all)."""
+        return AUTO_DUAL_MAX_N < self.n <= AUTO_HIGHS_MAX_N and self.sparse(AUTO_HIGHS_MAX_DENSITY) \
+            and self.m <= AUTO_HIGHS_MAX_M
+
+
+class Plan:
+    """One row of ``method="auto"``'s table (:data:`PLANS`): when it applies, what runs on how
+    many cores, how their results merge.  ``options`` go to ``method`` when the caller gave
+    none; with options (meant for one method) or a certificate a race runs ``alone`` instead.
+    ``light``: the numba-free HiGHS ILP may run first (see AUTO_LIGHT_SECONDS; when the cache
+    allows it, :func:`light_first`)."""
+
+    __slots__ = ("name", "when", "method", "options", "alone", "light", "cores", "merge")
+
+    def __init__(self, name: str, when: Callable[[Shape], bool], method: str,
+                 options: tuple[tuple[str, Any], ...] = (), *, alone: str | None = None, light: bool = True,
+                 cores: int = 1, merge: str = ONE_METHOD):
+        self.name, self.when, self.method, self.options = name, when, method, options
+        self.alone, self.light, self.cores, self.merge = alone, light, cores, merge
+
+    def __repr__(self) -> str:
+        return f"Plan({self.name!r}: {self.method})"
+
+    def method_for(self, options: dict) -> str:
+        """The method this plan runs given the caller's ``options``."""
+        return self.alone if options and self.alone is not None else self.method
+
+    def options_for(self, method: str, options: dict) -> dict[str, Any]:
+        """The caller's options, or this plan's own for its own method."""
+        return dict(options) if options or method != self.method else dict(self.options)
+
+
+#: ``method="auto"``'s plans, tried in order; the first whose ``when`` holds runs.  The
+#: evidence for each threshold is in the comments on the AUTO_* constants above and in
+#: docs/auto.md.
+PLANS: tuple[Plan, ...] = (
+    Plan("dp-numpy", lambda s: s.n < AUTO_LIGHT_MIN_DP_N and s.n <= AUTO_DP_MAX_N, "dp", light=False),
+    Plan("dp", lambda s: s.n <= AUTO_DP_MAX_N, "dp"),
+    Plan("bfbnb-dense", lambda s: s.n <= AUTO_BFBNB_MAX_N and s.dense(AUTO_BFBNB_MIN_DENSITY), "bfbnb"),
+    Plan("race-order-graph", lambda s: s.parallel and s.n <= AUTO_RACE_MAX_N and s.sparse(AUTO_DUAL_MAX_DENSITY),
+         "race", alone="dual", cores=2, merge=FIRST_PROOF),
+    Plan("race-ilp", lambda s: s.parallel and s.n <= AUTO_DUAL_MAX_N and s.sparse(AUTO_DUAL_MAX_DENSITY),
+         "race", (("methods", AUTO_WIDE_RACE_METHODS),), alone="dual", cores=2, merge=FIRST_PROOF),
+    Plan("dual", lambda s: s.n <= AUTO_DUAL_MAX_N and s.sparse(AUTO_DUAL_MAX_DENSITY), "dual"),
+    Plan("race-ilp-large", lambda s: s.parallel and s.ilp_range() and s.n < AUTO_SEARCH_HIGHS_MIN_N,
+         "race", (("methods", AUTO_WIDE_RACE_METHODS),), alone=AUTO_LARGE_METHOD, cores=2, merge=FIRST_PROOF),
+    Plan("asobs-beside-ilp", lambda s: s.parallel and s.ilp_range(), AUTO_SCALE_METHOD, cores=2,
+         merge="the search's DAG, the bound process's bound"),
+    Plan("ilp", lambda s: s.ilp_range(), AUTO_LARGE_METHOD, light=False),
+    Plan("asobs", lambda s: True, AUTO_SCALE_METHOD, merge="the search's DAG, the bound's bound"),
+)
+
+
+def choose_plan(cache: ScoreCache | Shape) -> Plan:
+    """The plan ``method="auto"`` runs on ``cache`` (or on a :class:`Shape`): the first of
+    :data:`PLANS` whose condition holds."""
+    shape = cache if isinstance(cache, Shape) else Shape.of(cache)
+    return next(plan for plan in PLANS if plan.when(shape))
+
+
 def auto_method(cache: ScoreCache) -> str:
-    """The method ``method="auto"`` runs on ``cache`` (see AUTO_* above)."""
-    n, m = cache.n, cache.m
-    if n <= AUTO_DP_MAX_N:
-        return "dp"
-    if n <= AUTO_BFBNB_MAX_N and m >= AUTO_BFBNB_MIN_DENSITY * n:
-        return "bfbnb"
-    if n <= AUTO_RACE_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
-        from .race import can_race
-        if can_race():
-            return "race"
-    if n <= AUTO_DUAL_MAX_N and m <= AUTO_DUAL_MAX_DENSITY * n:
-        from .race import can_race
-        return "race" if can_race() else "dual"
-    if in_ilp_range(cache):
-        from .race import can_race
-        if not can_race():
-            return AUTO_LARGE_METHOD
-        return AUTO_SCALE_METHOD if n >= AUTO_SEARCH_HIGHS_MIN_N else "race"
-    return AUTO_SCALE_METHOD
+    """The method ``method="auto"`` runs on ``cache`` (its plan's, :func:`choose_plan`)."""
+    return choose_plan(cache).method
 
 
 def in_ilp_range(cache: ScoreCache) -> bool:
     """Whether ``cache`` is beyond the dual's range and sparse enough for the HiGHS ILP
-    (AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M)."""
-    n, m = cache.n, cache.m
-    return AUTO_DUAL_MAX_N < n <= AUTO_HIGHS_MAX_N and m <= AUTO_HIGHS_MAX_DENSITY * n and m <= AUTO_HIGHS_MAX_M
-
-
-def race_alone(cache: ScoreCache) -> str:
-    """Of the two methods ``auto`` races on ``cache`` (or, in the ILP's range, runs as
-    ``asobs``'s bound), the one it runs when a single exact method is needed (options meant for
-    one method, a certificate): the ILP beyond AUTO_DUAL_MAX_N variables, else the dual."""
-    return AUTO_LARGE_METHOD if cache.n > AUTO_DUAL_MAX_N else "dual"
+    (:meth:`Shape.ilp_range`)."""
+    return Shape.of(cache, parallel=False).ilp_range()
 
 
 def numba_free(cache: ScoreCache, method: str, options: dict | None = None) -> bool:
@@ -144,32 +221,33 @@ def numba_free(cache: ScoreCache, method: str, options: dict | None = None) -> b
     return False
 
 
-def light_first(cache: ScoreCache, method: str) -> bool:
-    """Whether ``method="auto"``, having chosen ``method``, first runs the numba-free HiGHS
-    ILP for AUTO_LIGHT_SECONDS (see AUTO_LIGHT_SECONDS above)."""
-    if method == "highs" or (method == "dp" and cache.n < AUTO_LIGHT_MIN_DP_N):
-        return False
-    return cache.m <= AUTO_LIGHT_MAX_DENSITY * cache.n and numba_free(cache, "highs", {"numba": False})
+def light_first(cache: ScoreCache, plan: Plan) -> bool:
+    """Whether ``method="auto"``, having chosen ``plan``, first runs the numba-free HiGHS ILP
+    for AUTO_LIGHT_SECONDS (see AUTO_LIGHT_SECONDS above): the plan allows it and the cache is
+    sparse and small enough for the ILP's numpy path."""
+    return plan.light and Shape.of(cache, parallel=False).sparse(AUTO_LIGHT_MAX_DENSITY) \
+        and numba_free(cache, "highs", {"numba": False})
 
 
-def auto_options(cache: ScoreCache, method: str) -> dict[str, Any]:
-    """Options ``method="auto"`` passes to the method it chose: beyond AUTO_RACE_MAX_N
-    variables the race's rival is the HiGHS ILP (AUTO_WIDE_RACE_METHODS), not the order-graph
-    search."""
-    if method == "race" and cache.n > AUTO_RACE_MAX_N:
-        return {"methods": AUTO_WIDE_RACE_METHODS}
-    return {}
+def merge(results: Sequence[SolveResult]) -> SolveResult:
+    """The one rule by which lpbn combines answers of several methods on the same cache (a
+    plan's stages: the race's two methods, ``auto``'s numba-free ILP and the method after it).
 
-
-def borrow(cache: ScoreCache, method: str, seconds: float) -> tuple[Any, float, float]:
-    """Run ``method`` on ``cache`` for at most ``seconds`` through :func:`lpbn.solve.solve`;
-    returns its DAG, score and upper bound, or ``(None, -inf, inf)`` when the method is not
-    available in this build or refuses the cache (:class:`~lpbn.errors.InputError`)."""
-    from .solve import available_methods, solve
-    if method not in available_methods():
-        return None, -math.inf, math.inf
-    try:
-        res = solve(cache, method=method, time_limit=seconds)
-    except InputError:
-        return None, -math.inf, math.inf
-    return res.dag, res.score, res.upper_bound
+    ``results`` in the caller's priority order.  A proof wins: the first optimal result, as it
+    is.  Otherwise the first result, given the best DAG of all (the first on ties) and the
+    lowest upper bound of all: each bound is valid, so their minimum is (a result whose status
+    is ``error``, a detected fault, gives no bound); its status becomes ``optimal`` when the
+    two then meet (:func:`lpbn.bound.closed`)."""
+    proven = [r for r in results if r.status == OPTIMAL]
+    if proven:
+        return proven[0]
+    res = results[0]
+    for other in results[1:]:
+        if other.dag is not None and (res.dag is None or other.score > res.score):
+            res.dag, res.score = other.dag, other.score
+        if other.status != ERROR and other.upper_bound < res.upper_bound:
+            res.upper_bound = other.upper_bound
+    if res.status not in (OPTIMAL, INFEASIBLE, ERROR) and res.dag is not None \
+            and bound_safety.closed(res.score, res.upper_bound):
+        res.status = OPTIMAL
+    return res

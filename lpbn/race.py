@@ -5,13 +5,13 @@ for a minute, others the other way round, and neither size nor density tells the
 (results/medium: alarm-5000, n = 37, ``bfbnb`` 3.7 s and ``dual`` 47 s; results/uci-bic3:
 wdbc, n = 31, the dual 30-78 s and ``bfbnb`` still 3% away at 60 s).  With two cores both can
 run: :func:`solve_race` runs the dual here and, if it has not proved optimality after
-``delay`` seconds, forks a process running the order-graph search (a full :func:`lpbn.solve`
-with the time that is left).  The dual polls the rival through
+``delay`` seconds, forks a process (a :class:`lpbn.workers.Worker`) running the order-graph search (a full
+:func:`lpbn.solve`, through the control's runner, with the time that is left).  The dual polls the rival through
 :attr:`lpbn.control.SolveControl.watch` and stops (``"superseded"``) once the rival has proved
 optimality; if the dual proves first, the rival is stopped.  If neither does, the answer
 combines them: the better DAG and the smaller upper bound (both bounds are valid, so their
-minimum is).  The answer's DAG is an optimal DAG; when several are, which one is returned
-depends on which method finished first.
+minimum is; :func:`lpbn.portfolio.merge`).  The answer's DAG is an optimal DAG; when several
+are, which one is returned depends on which method finished first.
 
 When the rival projects its own remaining work (``bfbnb`` does, after each layer of the order
 graph: :mod:`lpbn.bfbnb.projection`) and that projection stays beyond what it can finish — more
@@ -23,6 +23,18 @@ the order-graph search projects minutes after a few seconds of layers and is sti
 after 60 s, while the dual's tree gains from a second worker; on soybean (n = 36) it projects
 21-28 s on a calm machine and wins the race, 55-69 s on a slow one and yields.
 
+**Seconds, not work counts (issue 54, item 5).**  The delay, the handover and the graces are
+wall-clock decisions, and stay so: a race is a bet on which of two processes finishes first,
+which only the clock can settle.  The delay could count the dual's work instead (its root
+sweeps, LP solves and nodes), but the control sees only the nodes of its branch and bound, and
+the uci-bic3 caches that need the rival spend their first seconds in the root, before any node;
+the rival's projection (``bfbnb``: :mod:`lpbn.bfbnb.projection`) is in seconds because the
+horizon it is compared with is the user's time limit.  What is reproducible is the answer
+whenever either method proves optimality: the same status and score whatever the machine's
+speed; the DAG is then an optimal one made canonical by the front door (:mod:`lpbn.canonical`:
+its Markov class's representative, then the smallest of local-score ties), so two co-optimal
+DAGs of one class print the same; optima in different classes may come from either method.
+
 Linux only (fork); elsewhere, or with one core, the dual alone runs.  A SIGINT from the
 terminal reaches both processes (one process group) and each returns its best so far; a
 signal to the parent alone is forwarded.
@@ -32,13 +44,14 @@ from __future__ import annotations
 
 import math
 import os
-import signal
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from . import signals
 from .options import NONNEG, MethodOptions, Rule, opt
+from .portfolio import merge
+from .registry import method_function
+from .workers import Worker, can_race, cores  # noqa: F401  (cores re-exported)
 from .result import OPTIMAL, SolveResult
 
 #: the methods raced by default: the order-graph search (in the second process) and the LP
@@ -66,21 +79,9 @@ YIELD_GRACE = 2.0
 TAKES_CORE = {"dual": lambda rival: {"workers": 2, "spare_core": rival.spare_core}}
 
 
-def cores() -> int:
-    """CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:      # not Linux
-        return os.cpu_count() or 1
-
-
-def can_race() -> bool:
-    """Two cores and fork (Linux)."""
-    return sys.platform.startswith("linux") and cores() >= 2
-
-
-def _child(cache, method: str, time_limit: float | None, conn, projected) -> None:
-    from .solve import solve
+def _child(cache, method: str, control, time_limit: float | None, projected, conn) -> None:
+    """The rival's process: a whole solve of ``method`` through ``control``'s runner (the front
+    door's :func:`lpbn.solve`, wired by it: the race never imports the front door)."""
 
     def publish(info: dict[str, Any]) -> None:
         """The rival's projections, for the parent: [consecutive ones beyond what it can
@@ -92,8 +93,10 @@ def _child(cache, method: str, time_limit: float | None, conn, projected) -> Non
             projected[0] = projected[0] + 1.0 if secs > min(HANDOVER_HORIZON, left) else 0.0
 
     try:
-        res = solve(cache, method=method, time_limit=time_limit, progress=False, callback=publish,
-                    **ONE_CORE.get(method, {}))
+        if control.runner is None:
+            raise RuntimeError("the race's control has no runner (call it through lpbn.solve)")
+        res = control.runner(cache, method=method, time_limit=time_limit, progress=False, callback=publish,
+                             **ONE_CORE.get(method, {}))
         conn.send(("ok", res))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -103,28 +106,32 @@ def _child(cache, method: str, time_limit: float | None, conn, projected) -> Non
 
 
 class _Rival:
-    """The method raced in a forked process, started once the method here has run ``delay``
-    seconds without a proof (easy caches never pay for a second process)."""
+    """The method raced in a forked process (a :class:`lpbn.workers.Worker`), started once the
+    method here has run ``delay`` seconds without a proof (easy caches never pay for a second
+    process)."""
 
     def __init__(self, cache, method: str, control, delay: float):
         self.cache, self.method, self.control, self.delay = cache, method, control, delay
-        self.proc = self.conn = None
+        self.worker: Worker | None = None
         self.result: SolveResult | None = None
         self.error: str | None = None
         self.projected = None             # shared with the rival: see _child
         self.yielded_at: float | None = None
         self.yield_projection: float | None = None
 
+    @property
+    def started(self) -> bool:
+        return self.worker is not None
+
     def watch(self) -> str | None:
         """:attr:`SolveControl.watch`: start the rival when due, stop it when its projection
         says it cannot finish (:meth:`spare_core`); "superseded" once it proved."""
-        if self.proc is None:
+        if self.worker is None:
             if self.control.elapsed() >= self.delay:
                 self._start()
             return None
-        if self.result is None and self.error is None and self.conn.poll():
-            self._receive()
-        if self.yielded_at is None and self.result is None and self.error is None:
+        self._receive()
+        if self.yielded_at is None and not self.worker.done():
             self._judge()
         return "superseded" if self.result is not None and self.result.status == OPTIMAL else None
 
@@ -134,7 +141,7 @@ class _Rival:
         if self.projected[0] >= HANDOVER_LAYERS:
             secs = float(self.projected[1])
             self.yielded_at, self.yield_projection = self.control.elapsed(), secs
-            os.kill(self.proc.pid, signal.SIGTERM)          # it answers with its best so far
+            self.worker.stop()                              # it answers with its best so far
             self.control.announce(f"{self.method} projects {secs:.0f} s more: its core goes to "
                                   f"the method here")
 
@@ -142,33 +149,30 @@ class _Rival:
         """True once the rival yielded its core and its process has ended (its answer kept)."""
         if self.yielded_at is None:
             return False
-        if self.proc.is_alive():
-            if self.result is None and self.error is None and self.conn.poll():
-                self._receive()
+        if self.worker.alive():
+            self._receive()
             if self.control.elapsed() - self.yielded_at < YIELD_GRACE:
                 return False
-            self.proc.kill()
-        self.proc.join(timeout=5)
-        return not self.proc.is_alive()
+            self.worker.reap()              # YIELD_GRACE is over: killed
+            self._receive()
+        return not self.worker.alive()
 
     def _start(self) -> None:
         import multiprocessing as mp
-        ctx = mp.get_context("fork")
-        recv, send = ctx.Pipe(duplex=False)
-        self.projected = ctx.RawArray("d", 2)
+        self.projected = mp.get_context("fork").RawArray("d", 2)
         limit = self.control.remaining() if self.control.time_limit is not None else None
-        self.proc = ctx.Process(target=_child, args=(self.cache, self.method, limit, send, self.projected),
-                                daemon=True)
-        self.proc.start()
-        send.close()
-        self.conn = recv
-        self.control.announce(f"racing {self.method} in a second process (pid {self.proc.pid})")
+        self.worker = Worker(_child, self.cache, self.method, self.control, limit, self.projected,
+                             name=self.method, grace=0.0).start()
+        self.control.announce(f"racing {self.method} in a second process (pid {self.worker.pid})")
 
-    def _receive(self) -> None:
-        try:
-            kind, payload = self.conn.recv()
-        except EOFError:
-            kind, payload = "error", f"the {self.method} process ended without an answer"
+    def _receive(self, wait: float = 0.0) -> None:
+        """The rival's answer, once it is in (waiting up to ``wait`` seconds for it)."""
+        if not self.worker.poll(wait) or self.result is not None or self.error is not None:
+            return
+        if self.worker.error is not None:
+            self.error = self.worker.error
+            return
+        kind, payload = self.worker.answer
         if kind == "ok":
             self.result = payload
         else:
@@ -176,17 +180,13 @@ class _Rival:
 
     def finish(self, wait: float) -> None:
         """Collect the rival's answer (waiting up to ``wait`` seconds), then stop it."""
-        if self.proc is None:
+        if self.worker is None:
             return
-        if self.result is None and self.error is None:
-            if signals.pending() is not None and self.proc.is_alive():
-                os.kill(self.proc.pid, signal.SIGTERM)      # a stop for us is a stop for it
-            if self.conn.poll(max(0.0, wait)):
-                self._receive()
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join(timeout=5)
-        self.conn.close()
+        if not self.worker.done() and signals.pending() is not None:
+            self.worker.stop()                              # a stop for us is a stop for it
+        self._receive(wait)
+        self.worker.reap()
+        self._receive()                                     # an answer that came while reaping
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,6 @@ def solve_race(cache, control, **options) -> SolveResult:
     """Run ``methods[1]`` here and, after ``delay`` seconds without a proof, ``methods[0]`` in a
     forked process; the first optimal result wins, else the better DAG with the smaller bound.
     ``options``: the fields of :class:`RaceOptions`, checked and built once, here."""
-    from .solve import method_function
     methods, delay = RaceOptions.build(options, "race").values()
     rival_method, own_method = tuple(methods)
     fn = method_function(own_method)
@@ -229,24 +228,20 @@ def solve_race(cache, control, **options) -> SolveResult:
 
 
 def _combine(own: SolveResult, rival: _Rival) -> SolveResult:
-    race: dict[str, Any] = {"methods": [rival.method, own.method], "rival_started": rival.proc is not None,
+    race: dict[str, Any] = {"methods": [rival.method, own.method], "rival_started": rival.started,
                             "rival_status": rival.result.status if rival.result is not None else None,
                             "rival_error": rival.error}
     if rival.yielded_at is not None:
         race["rival_yielded"] = {"seconds": round(rival.yielded_at, 3),
                                  "projected_seconds": round(rival.yield_projection, 1)}
-    res = own
     other = rival.result
-    if other is not None and other.status == OPTIMAL and own.status != OPTIMAL:
-        res = other
+    if own.status == OPTIMAL:
+        race["winner"] = own.method
+    elif other is not None and other.status == OPTIMAL:
         race["winner"] = rival.method
-    elif other is not None and own.status != OPTIMAL:
-        if other.score > own.score:
-            res = other
-        res.upper_bound = min(own.upper_bound, other.upper_bound)   # both valid
-        race["winner"] = None
     else:
-        race["winner"] = own.method if own.status == OPTIMAL else None
+        race["winner"] = None
+    res = merge([own] if other is None else [own, other])   # a proof wins, else both combined
     if res.status == "superseded":      # cannot happen with the rules above; never leak it
         res.status = "interrupted"
     res.stats = dict(res.stats or {})

@@ -1,15 +1,17 @@
-"""The front door: ``lpbn.solve(cache, method=...)`` and the method registry.
+"""The front door: ``lpbn.solve(cache, method=...)``.
 
 Like ``scipy.optimize.minimize``, every method returns the same :class:`SolveResult`.  A
 method is a function ``fn(cache, control, **options) -> SolveResult`` registered under a
-name; it reads its limits from the :class:`SolveControl` and reports every improvement
-through it, which builds the trace and drives callbacks and progress lines.
+name (:mod:`lpbn.registry`, re-exported here); it reads its limits from the
+:class:`SolveControl` and reports every improvement through it, which builds the trace and
+drives callbacks and progress lines.  ``method="auto"`` runs the plan the portfolio's table
+picks (:func:`lpbn.portfolio.choose_plan`).  The front door wires each control to the other
+methods (``runner``: this function, ``helpers``: the registry), so a method that wants
+another's help asks its control and no method imports this module (issue 55's layers).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import os
 import threading
@@ -23,124 +25,16 @@ from .cache import ScoreCache
 from .canonical import canonical_dag
 from .control import SolveControl
 from .errors import InputError
+from .options import check_options
+from . import portfolio
 from .portfolio import (AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_DP_MAX_N,  # noqa: F401  (re-exported)
                         AUTO_DUAL_MAX_DENSITY, AUTO_DUAL_MAX_N, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
-                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, auto_method, auto_options, race_alone,
-                        borrow, light_first, numba_free)
+                        AUTO_LARGE_METHOD, AUTO_LIGHT_SECONDS, AUTO_SCALE_METHOD, Plan, auto_method, choose_plan,
+                        light_first, merge, numba_free)
+from .registry import (BUILTIN_METHODS, available_methods,  # noqa: F401  (re-exported)
+                       helper, method_function, method_options, register_method, registered_methods, show_options)
 from .result import ERROR, INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 from .scope import bound_scope
-
-#: name -> "module:function" (imported lazily) or a callable.
-_METHODS: dict[str, str | Callable[..., SolveResult]] = {
-    "dp": "lpbn.dp:solve_dp",
-    "brute": "lpbn.brute:solve_brute",
-    "dual": "lpbn.dual.solver:solve_dual",
-    "highs": "lpbn.highs.ilp:solve_highs",
-    "pulp-cbc": "lpbn.highs.pulp_model:solve_pulp_cbc",
-    "bfbnb": "lpbn.bfbnb.search:solve_bfbnb",
-    "obs": "lpbn.certified:solve_obs",
-    "asobs": "lpbn.certified:solve_asobs",
-    "race": "lpbn.race:solve_race",
-}
-#: the methods lpbn ships (``available_methods`` also lists those registered since)
-BUILTIN_METHODS = tuple(_METHODS)
-
-from .options import check_options  # noqa: E402  (below _METHODS, which it does not use)
-
-
-def register_method(name: str, func: str | Callable[..., SolveResult]) -> None:
-    """Register (or replace) a method under ``name``: a callable or ``"module:function"``."""
-    _METHODS[name] = func
-
-
-def _resolve(name: str) -> Callable[..., SolveResult]:
-    target = _METHODS.get(name)
-    if target is None:
-        raise InputError(f"unknown method {name!r}; choose from {', '.join(available_methods())}")
-    if callable(target):
-        return target
-    module, _, func = target.partition(":")
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("lpbn"):
-            raise InputError(f"method {name!r} is not available in this build of lpbn") from None
-        raise
-    return getattr(mod, func)
-
-
-def method_function(name: str) -> Callable[..., SolveResult]:
-    """The function behind method ``name`` (``fn(cache, control, **options)``), imported on
-    first use; :class:`InputError` for an unknown or unavailable method."""
-    return _resolve(name)
-
-
-def method_options(method: str) -> list[tuple[str, str, Any, str]]:
-    """``(name, type, default, doc)`` of every option of ``method``: from the method's options
-    dataclass (``fn.options_class``, a :class:`lpbn.options.MethodOptions`) when it has one,
-    else from its signature (no type or doc).  ``"k_best"``: the options of
-    ``solve(..., k_best=K)`` (:class:`lpbn.kbest.api.KBestOptions`)."""
-    if method == "k_best":
-        from .kbest.api import KBestOptions
-        return [tuple(row) for row in KBestOptions.rows()]
-    fn = _resolve(method)
-    cls = getattr(fn, "options_class", None)
-    if cls is not None:
-        return [tuple(row) for row in cls.rows()]
-    from .options import method_options as signature_options
-    named, _ = signature_options(fn)
-    return [(name, "", default, "") for name, default in named.items()]
-
-
-def show_options(method: str | None = None, disp: bool = True) -> str | None:
-    """Every option of ``method`` (or of every available method) with its type, default and
-    doc, like ``scipy.optimize.show_options``; printed, or returned as a string with
-    ``disp=False``.  ``"k_best"`` lists the options of ``solve(..., k_best=K)``.  The limits
-    every method shares (``time_limit``, ``gap_limit``, ``node_limit``, ``callback``,
-    ``progress``) are arguments of :func:`solve`, not options."""
-    import textwrap
-    names = [method] if method is not None else [*available_methods(), "k_best"]
-    out = []
-    for name in names:
-        out.append(name)
-        out.append("=" * len(name))
-        rows = method_options(name)
-        if not rows:
-            out.append("(no options)")
-        for opt, kind, default, doc in rows:
-            out.append(f"{opt} : {kind + ', ' if kind else ''}default {default!r}")
-            if doc:
-                out.extend(textwrap.wrap(doc, 88, initial_indent="    ", subsequent_indent="    "))
-        out.append("")
-    text = "\n".join(out)
-    if disp:
-        print(text)
-        return None
-    return text
-
-
-def registered_methods() -> list[str]:
-    """Names of every registered method (importable or not), in registration order."""
-    return list(_METHODS)
-
-
-def available_methods() -> list[str]:
-    """Names of registered methods whose implementation can be imported."""
-    names = []
-    for name, target in _METHODS.items():
-        if callable(target):
-            names.append(name)
-            continue
-        module = target.partition(":")[0]
-        if importlib.util.find_spec(module.split(".")[0]) is None:
-            continue
-        try:
-            if importlib.util.find_spec(module) is not None:
-                names.append(name)
-        except ModuleNotFoundError:
-            pass
-    return names
-
 
 #: seconds kept for the quick answer when a cold method's compilation outlasts the time limit
 WARMUP_MARGIN = 0.3
@@ -149,11 +43,11 @@ WARMUP_MARGIN = 0.3
 def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl,
                       options: dict) -> SolveResult | None:
     """With a time limit and a method whose numba kernels are not compiled yet (a fresh
-    install), compile them in a child process (:mod:`lpbn.warmup`) while the clock runs; if the
+    install), compile them in a child process (:mod:`lpbn.compiled`) while the clock runs; if the
     limit or a signal comes first, the quick answer (status ``time_limit``/``interrupted``),
     else None and the method runs with its kernels loading from the cache (or, when the child
     failed, compiling them itself: a failure is never reported as a time limit)."""
-    from . import warmup
+    from . import compiled as warmup
     if numba_free(cache, method, options):
         return None                # numpy alone: nothing to compile
     if control.time_limit is None or warmup.is_warm(method):
@@ -235,19 +129,22 @@ def solve(cache: ScoreCache | str | os.PathLike, method: str = "auto", *,
         from .formats import read_scores
         cache = read_scores(cache)
     if method == "auto":
-        method = auto_method(cache)
-        if method == "race" and options:     # options are for one method: the race takes none
-            method = race_alone(cache)
-        if not options and light_first(cache, method):
-            return _light_then(cache, method, time_limit=time_limit, gap_limit=gap_limit,
-                               node_limit=node_limit, callback=callback, progress=progress)
-        if not options:
-            options = auto_options(cache, method)
-    fn = _resolve(method)
+        plan = choose_plan(cache)
+        if not options and light_first(cache, plan):
+            result = _light_then(cache, plan, time_limit=time_limit, gap_limit=gap_limit,
+                                 node_limit=node_limit, callback=callback, progress=progress)
+        else:       # options are for one method: a race then runs its ``alone`` method
+            method = plan.method_for(options)
+            result = solve(cache, method, time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
+                           callback=callback, progress=progress, **plan.options_for(method, options))
+        result.stats = dict(result.stats or {})
+        result.stats["plan"] = plan.name
+        return result
+    fn = method_function(method)
     check_options(method, fn, options)
     control = SolveControl(time_limit=time_limit, gap_limit=gap_limit, node_limit=node_limit,
                            callback=callback, progress=progress)
-    control.lender = borrow
+    control.runner, control.helpers = solve, helper      # other methods, asked through the control
     control.method = method
     norm = normalise.plan(cache)
     work = cache if norm is None else norm.cache
@@ -307,10 +204,10 @@ def _wrap_up(cache: ScoreCache, work: ScoreCache, norm, control: SolveControl, m
 
 def _failed(cache: ScoreCache, method: str, control: SolveControl, exc: Exception) -> SolveResult:
     """A method that raised (a solver failure, not bad input): status ``error`` with a quick
-    DAG (:func:`lpbn.warmup.quick_dag`, numpy only) and the best bound the method reported,
+    DAG (:func:`lpbn.compiled.quick_dag`, numpy only) and the best bound the method reported,
     the exception named in the message: never a traceback for a valid cache."""
     from .result import DAG
-    from .warmup import quick_dag
+    from .compiled import quick_dag
     choice, score = quick_dag(cache)
     dag = DAG(cache.names, [cache.parents(int(j)) for j in choice]) if math.isfinite(score) else None
     bound = min(control.bound, math.fsum(cache.best_unconstrained().tolist()))
@@ -378,31 +275,26 @@ def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl
             result.dag, result.score = canon, float(cache.dag_score(canon.parents))
 
 
-def _light_then(cache: ScoreCache, method: str, *, time_limit: float | None, **limits) -> SolveResult:
-    """``auto`` on a small sparse cache in a process without numba: the numba-free HiGHS ILP
-    for :data:`AUTO_LIGHT_SECONDS <lpbn.portfolio.AUTO_LIGHT_SECONDS>`, then, without a proof
-    (or another reason to stop), ``method`` with the time left; the better DAG and the lower
-    bound of the two (both valid), with the first run in ``stats["auto_first"]``."""
-    budget = AUTO_LIGHT_SECONDS if time_limit is None else min(AUTO_LIGHT_SECONDS, time_limit)
+def _light_then(cache: ScoreCache, plan: Plan, *, time_limit: float | None, **limits) -> SolveResult:
+    """``auto`` on a small sparse cache (:func:`lpbn.portfolio.light_first`): the numba-free
+    HiGHS ILP for :data:`AUTO_LIGHT_SECONDS <lpbn.portfolio.AUTO_LIGHT_SECONDS>`, then, without
+    a proof (or another reason to stop), ``plan``'s method with the time left; the two answers
+    merged (:func:`lpbn.portfolio.merge`), with the first run in ``stats["auto_first"]``."""
+    light = portfolio.AUTO_LIGHT_SECONDS
+    budget = light if time_limit is None else min(light, time_limit)
     first = solve(cache, "highs", time_limit=budget, numba=False, **limits)
     first.stats["auto"] = "highs without numba"
     left = None if time_limit is None else time_limit - first.seconds
     if first.status != "time_limit" or (left is not None and left <= 0):
         return first
-    result = solve(cache, method, time_limit=left, **limits, **auto_options(cache, method))
+    result = solve(cache, plan.method, time_limit=left, **limits, **plan.options_for(plan.method, {}))
     result.stats["auto_first"] = {"method": "highs", "status": first.status,
                                   "seconds": round(first.seconds, 3), "score": first.score,
                                   "upper_bound": first.upper_bound}
-    if first.dag is not None and (result.dag is None or first.score > result.score):
-        result.dag, result.score = first.dag, first.score
-    if first.upper_bound < result.upper_bound:
-        result.upper_bound = first.upper_bound
-    if result.status not in (OPTIMAL, INFEASIBLE, ERROR) and result.dag is not None \
-            and bound_safety.closed(result.score, result.upper_bound):
-        result.status = OPTIMAL
-    result.trace = list(first.trace) + [
-        (t + first.seconds, max(best, first.score), min(bound, first.upper_bound))
-        for t, best, bound in result.trace]
+    trace = list(first.trace) + [(t + first.seconds, max(best, first.score), min(bound, first.upper_bound))
+                                 for t, best, bound in result.trace]
+    result = merge([result, first])
+    result.trace = trace
     result.seconds += first.seconds
     return result
 
@@ -422,6 +314,7 @@ def _solve_kbest(cache, k_best, classes, constraints, time_limit, gap_limit, nod
         cache = read_scores(cache)
     from .kbest.api import solve_kbest
     control = SolveControl(time_limit=time_limit, callback=callback, progress=progress)
+    control.runner, control.helpers = solve, helper
     with signals.stop_on_signals():
         control.announce(f"k-best: the {k_best} best {'classes' if classes else 'DAGs'} of {cache.n} "
                          f"variables, {cache.m} candidate parent sets")

@@ -119,14 +119,15 @@ def best_through_each_candidate(cache: ScoreCache) -> np.ndarray:
     DP on the cache with j's variable restricted to j.  The brute-force reference for bounds
     per candidate (reduced-cost fixing: :func:`lpbn.dual.fixing.candidate_bounds`,
     :meth:`lpbn.lp.model.EtaLP.column_bounds`); for small caches only."""
-    from .solve import solve
+    from .control import SolveControl
+    from .dp import solve_dp
     out = np.full(cache.m, -np.inf)
     for j in range(cache.m):
         i = int(cache.family[j])
         keep = np.ones(cache.m, dtype=bool)
         keep[cache.offsets[i]:cache.offsets[i + 1]] = False
         keep[j] = True
-        res = solve(cache.select(keep), method="dp")
+        res = solve_dp(cache.select(keep), SolveControl())
         if res.dag is not None and np.isfinite(res.score):
             out[j] = res.score
     return out

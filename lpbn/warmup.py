@@ -6,7 +6,7 @@ lpbn's hot loops are numba kernels compiled at their first call and cached on di
 kernel cannot look at the clock while it compiles: ``--time-limit 5`` used to return after
 9-15 s.  Here the compilation runs in a separate process instead:
 
-* :func:`is_warm` tells whether ``method``'s kernels were compiled for this exact source
+* :func:`is_warm` (:mod:`lpbn.compiled`, the part the front door uses) tells whether ``method``'s kernels were compiled for this exact source
   tree, numba and Python (a marker file beside numba's cache, keyed by all three);
 * :func:`warm_up` solves a small random cache with ``method`` in a child process (which
   fills numba's on-disk cache) and waits for it up to a deadline.  If the deadline comes
@@ -19,26 +19,23 @@ method; without a time limit nothing is spawned and kernels compile in process a
 On several cores :func:`warm_all` compiles the methods in parallel child processes, each
 method once the methods whose kernels it shares are done (:data:`AFTER`), the ordering
 searches' kernels beside the dual's (:data:`ORDERING`): 37 s -> 23 s on two cores.
+
+This module solves small caches through :func:`lpbn.solve`, so it sits above the front door
+(beside the command line); the front door and the portfolio import :mod:`lpbn.compiled` only.
 """
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import math
 import os
-import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-#: methods with numba kernels worth compiling ahead (others start at once), and the scoring
-#: of data (``lpbn score``, ``lpbn learn``: :func:`compile_scoring`)
-SCORING = "score"
-METHODS = ("dp", "dual", "highs", "pulp-cbc", "bfbnb", "obs", "asobs", SCORING)
+from .compiled import (CHILD_ENV, HOME, METHODS, SCORING, WarmupFailed, compiling,  # noqa: F401  (re-exported)
+                       is_warm, marker, quick_dag, quick_result, warm_up)
+
 #: a unit of :func:`warm_all` that is no method: the ordering searches' kernels alone
 #: (:func:`compile_ordering`), which obs and asobs need beside the dual's
 ORDERING = "ordering-kernels"
@@ -52,135 +49,14 @@ AFTER = {"highs": ("dual",), "obs": ("dual", "highs", ORDERING), "asobs": ("dual
 SCHEDULE = (SCORING, "dual", ORDERING, "bfbnb", "dp", "pulp-cbc", "highs", "obs", "asobs")
 
 
-def _fingerprint() -> str:
-    """lpbn's source files (names, sizes, mtimes), numba's and Python's versions."""
-    import numba
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha1(f"{numba.__version__} {sys.version}".encode())
-    for p in sorted(root.rglob("*.py")):
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        h.update(f"{p.relative_to(root)} {st.st_size} {st.st_mtime_ns}".encode())
-    return h.hexdigest()[:16]
-
-
-def _marker_dir() -> Path:
-    """Where the markers live: numba's cache directory when set, else lpbn's own."""
-    env = os.environ.get("NUMBA_CACHE_DIR")
-    if env:
-        return Path(env)
-    own = Path(__file__).resolve().parent / "__pycache__"
-    if os.access(own if own.exists() else own.parent, os.W_OK):
-        return own
-    return Path.home() / ".cache" / "lpbn"
-
-
-def _marker(method: str) -> Path:
-    return _marker_dir() / f"lpbn-warm-{method}-{_fingerprint()}"
-
-
-_compiling = False     # inside compile_method: solve() must not spawn another warm-up
-
-#: the folder holding this lpbn package, the warm-up children's working directory: ``python -m``
-#: puts its working directory first on the path, so a child started from a clone of the
-#: repository would import (and compile the kernels of) the clone, not the installed package
-#: this process runs, whose numba cache would stay cold
-_HOME = str(Path(__file__).resolve().parent.parent)
-
-
-#: set in the warm-up child's environment: nothing below it may spawn another warm-up
-CHILD_ENV = "LPBN_WARMUP_CHILD"
-
-
-def is_warm(method: str) -> bool:
-    """True when ``method`` has nothing to compile (or no kernels of its own), and inside a
-    warm-up (which compiles in process)."""
-    return (method not in METHODS or _compiling or os.environ.get(CHILD_ENV) == "1"
-            or _marker(method).exists())
-
-
-def warm_up(method: str, timeout: float | None = None, stop: Callable[[], Any] | None = None) -> bool:
-    """Compile ``method``'s kernels in a child process; True once done, False if ``timeout``
-    seconds passed first (the child then finishes in the background, in its own session, so the
-    next run is warm) or ``stop()`` became true (a signal: the child is stopped too).  A child
-    that fails (exit status not 0) raises :class:`WarmupFailed`: the caller should compile in
-    its own process, where the real error, if any, shows."""
-    if is_warm(method):
-        return True
-    child = subprocess.Popen([sys.executable, "-m", "lpbn.warmup", method], cwd=_HOME,
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True,
-                             env={**os.environ, CHILD_ENV: "1"})
-    deadline = math.inf if timeout is None else time.monotonic() + timeout
-    while child.poll() is None:
-        if stop is not None and stop():     # the user stops everything: the compile too
-            with contextlib.suppress(OSError):
-                os.killpg(child.pid, signal.SIGTERM)
-            child.wait()
-            return False
-        if time.monotonic() >= deadline:    # a time limit: let it finish for the next run
-            return False
-        time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
-    if child.returncode != 0:
-        raise WarmupFailed(f"the warm-up of {method} exited with status {child.returncode}")
-    return is_warm(method)
-
-
-class WarmupFailed(RuntimeError):
-    """The warm-up child process failed (not a time limit, not a stop)."""
-
-
-def quick_result(cache, method: str, status: str, message: str):
-    """A :class:`~lpbn.result.SolveResult` without compiling anything: :func:`quick_dag` and
-    the trivial bound (each variable's best score)."""
-    from .result import DAG, SolveResult
-    choice, score = quick_dag(cache)
-    dag = DAG(cache.names, [cache.parents(int(j)) for j in choice]) if np.isfinite(score) else None
-    bound = float(np.sum(cache.best_unconstrained()))
-    return SolveResult(dag, score, bound, status, method, message=message,
-                       stats={"compiling": True})
-
-
-def quick_dag(cache) -> tuple[np.ndarray, float]:
-    """A DAG without compiling anything: variables in order of their best candidate's size
-    (sources first), each taking its best candidate among its predecessors (numpy only).
-    Returns (candidate index per variable, score)."""
-    n = cache.n
-    offsets = np.asarray(cache.offsets, dtype=np.int64)
-    sizes = np.asarray(cache.sizes, dtype=np.int64)
-    best = offsets[:-1] + np.array([np.argmax(cache.scores[offsets[i]:offsets[i + 1]]) for i in range(n)])
-    order = np.argsort(sizes[best], kind="stable")
-    pos = np.empty(n, dtype=np.int64)
-    pos[order] = np.arange(n)
-    items = np.asarray(cache.pset_items, dtype=np.int64)
-    ptr = np.asarray(cache.pset_ptr, dtype=np.int64)
-    latest = np.full(cache.m, -1, dtype=np.int64)        # latest position among the parents
-    nonempty = sizes > 0
-    if items.size:
-        latest[nonempty] = np.maximum.reduceat(pos[items], ptr[:-1][nonempty])
-    family = np.asarray(cache.family, dtype=np.int64)
-    ok = latest < pos[family]
-    masked = np.where(ok, cache.scores, -np.inf)
-    choice = np.array([offsets[i] + int(np.argmax(masked[offsets[i]:offsets[i + 1]])) for i in range(n)])
-    if not np.all(ok[choice]):
-        return choice, -np.inf       # some variable has no candidate within the order
-    return choice, float(cache.scores[choice].sum())
-
-
 def compile_method(method: str) -> None:
     """Solve small random caches with ``method`` (fills numba's cache), then mark it warm."""
-    global _compiling
     import numba  # noqa: F401  (loaded: small caches take the kernels, not the numba-free paths)
-    _compiling = True
-    try:
+    with compiling():
         if method == SCORING:
             compile_scoring()
         else:
             _solve_small_caches(method)
-    finally:
-        _compiling = False
     _mark_warm(method)
 
 
@@ -212,9 +88,9 @@ def _solve_small_caches(method: str) -> None:
 
 
 def _mark_warm(method: str) -> None:
-    marker = _marker(method)
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.write_text(f"compiled {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+    path = marker(method)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"compiled {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
 
 
 def compile_scoring() -> None:
@@ -291,7 +167,7 @@ def warm_all(methods: list[str], jobs: int,
                         break
                     cond.wait()
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-m", "lpbn.warmup", nxt], cwd=_HOME,
+            out = subprocess.run([sys.executable, "-m", "lpbn.warmup", nxt], cwd=HOME,
                                  stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
             with cond:
                 done.add(nxt)
@@ -321,11 +197,11 @@ def main(argv: list[str] | None = None) -> int:
         compile_ordering()
         methods = [m for m in methods if m != ORDERING]
     for m in methods:
-        marker = _marker(m)
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        with open(marker.with_suffix(".lock"), "w") as lock:
+        path = marker(m)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path.with_suffix(".lock"), "w") as lock:
             _lock(lock)      # one compiling process per method; the others wait, then skip
-            if not marker.exists():
+            if not path.exists():
                 compile_method(m)
     return 0
 
@@ -339,7 +215,6 @@ def _lock(fh) -> None:
 
 
 if __name__ == "__main__":
-    # run the imported module's main, not this __main__ copy: lpbn.solve reads the
-    # _compiling flag of lpbn.warmup, which a copy's flag would not set
+    # run the imported module's main, not this __main__ copy (one module state for the child)
     from lpbn.warmup import main as _main
     sys.exit(_main())

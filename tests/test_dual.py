@@ -18,6 +18,8 @@ from lpbn.dual.state import DualState
 from lpbn.formats import read_scores
 from lpbn.testing import random_cache
 from lpbn.verify import verify
+from lpbn.control import SolveControl
+from lpbn.registry import helper, method_function
 
 TOL = 1e-6
 
@@ -647,6 +649,14 @@ def test_a_stop_from_outside_reaches_the_root():
     assert res.upper_bound >= opt - 1e-9 * abs(opt) and res.score <= opt + 1e-9 * abs(opt)
 
 
+def _wired() -> SolveControl:
+    """A control with the registry's helpers, as :func:`lpbn.solve` wires it (the dual's support
+    ILP asks it for the HiGHS ILP)."""
+    control = SolveControl()
+    control.helpers = helper
+    return control
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(3, 8), seed=st.integers(0, 10_000), density=st.sampled_from([0.5, 0.9]),
        rounds=st.integers(0, 3))
@@ -655,7 +665,6 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     the LP point's support and the incumbent's own (the DP over that sub-cache), never worse;
     the same support is not solved twice; a support above support_mip x n, or one found when
     the count of ILPs (five, and one per ten nodes) is spent, is skipped."""
-    from lpbn.control import SolveControl
     from lpbn.dual.bnb import BranchAndBound
     from lpbn.dual.options import DualOptions
     from lpbn.lp.cut_loop import cut_loop
@@ -665,7 +674,7 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     cut_loop(model, mode="clusters", max_rounds=rounds)
     eta = np.maximum(model.solve_lp().eta, 0.0)
     keep = eta > 1e-9
-    bb = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
+    bb = BranchAndBound(cache, _wired(), DualOptions(prune=False, support_mip=1000.0))
     greedy = cache.best_for_order(np.arange(n))[0]
     bb.inc.offer(greedy, float(cache.scores[greedy].sum()))
     before = bb.inc.score
@@ -677,10 +686,10 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     assert bb.inc.score >= before and rel(bb.inc.score, max(before, sub_best)) <= 1e-9
     assert keep[bb.inc.choice].all() and rel(cache.scores[bb.inc.choice].sum(), bb.inc.score) <= 1e-12
     assert not bb._support_mip() and bb.stats["support_mips"] == 1        # solved once per support
-    small = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=0.5))
+    small = BranchAndBound(cache, _wired(), DualOptions(prune=False, support_mip=0.5))
     small.state.last_eta = np.ones(cache.m)
     assert not small._support_mip() and "support_mips" not in small.stats
-    spent = BranchAndBound(cache, SolveControl(), DualOptions(prune=False, support_mip=1000.0))
+    spent = BranchAndBound(cache, _wired(), DualOptions(prune=False, support_mip=1000.0))
     spent.inc.offer(greedy, before)
     spent.state.last_eta, spent.stats["support_mips"] = eta, 5     # the count allows none yet
     assert not spent._support_mip() and spent.stats["support_mips"] == 5
@@ -689,7 +698,7 @@ def test_support_mip_offers_the_best_dag_over_the_node_lp_support(n, seed, densi
     assert spent.stats["support_mips"] == 6 and rel(spent.inc.score, bb.inc.score) <= 1e-9
     # without an incumbent the support alone may admit no DAG: then no answer, not an error
     from lpbn.support_ilp import support_ilp
-    alone, _ = support_ilp(cache, eta, None, 60.0)
+    alone, _ = support_ilp(cache, eta, None, 60.0, ilp=method_function("highs"))
     try:
         feasible = cache.select(eta > 1e-9).n == n
     except lpbn.errors.ScoreFileError:

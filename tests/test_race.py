@@ -8,6 +8,7 @@ import time
 import pytest
 
 import lpbn
+import lpbn.compiled
 from lpbn import race
 from lpbn.portfolio import auto_method
 from lpbn.result import SolveResult
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.skipif(not race.can_race(), reason="needs Linux and two
 
 def _slow(cache, control, **_):
     """A method that never proves anything: a quick DAG, the trivial bound, polls until stopped."""
-    choice, score = lpbn.warmup.quick_dag(cache)
+    choice, score = lpbn.compiled.quick_dag(cache)
     dag = lpbn.DAG(cache.names, [cache.parents(int(j)) for j in choice])
     control.improved(best=score, bound=float(cache.best_unconstrained().sum()))
     while True:
@@ -35,7 +36,7 @@ register_method("slow", _slow)
 def _projecting(seconds: float):
     """A rival that never proves anything and keeps projecting ``seconds`` still to go."""
     def method(cache, control, **_):
-        choice, score = lpbn.warmup.quick_dag(cache)
+        choice, score = lpbn.compiled.quick_dag(cache)
         dag = lpbn.DAG(cache.names, [cache.parents(int(j)) for j in choice])
         bound = float(cache.best_unconstrained().sum())
         control.improved(best=score, bound=bound)

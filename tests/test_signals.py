@@ -25,7 +25,8 @@ import lpbn
 from lpbn import signals
 from lpbn.bfbnb.external import TempArea, reap_stale
 from lpbn.formats import read_scores
-from lpbn.solve import _METHODS, SolveControl, register_method
+from lpbn.registry import _METHODS
+from lpbn.solve import SolveControl, register_method
 
 ROOT = Path(__file__).resolve().parent.parent
 ANCHORS = ROOT / "instances" / "anchors" / "gobnilp-bic3"

@@ -49,7 +49,7 @@ class BfbnbOptions(MethodOptions):
     seed: int = opt(0, "Seed of the ordering-based search.", SEED)
     dual_time: float = opt(0.0, (
         "If > 0 and method 'dual' is available, run it that long first and use its DAG and bound "
-        "(through control.borrow: lpbn.portfolio.borrow when called by lpbn.solve)."), NONNEG)
+        "(through control.borrow: a whole lpbn.solve of it when called by lpbn.solve)."), NONNEG)
     heuristic: str = opt("static", (
         "'static' (static pattern databases over groups of at most group_size variables, Yuan & "
         "Malone 2012, the tightest h(∅) of a few partitions) or 'simple' (Malone et al. 2011, "

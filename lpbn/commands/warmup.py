@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..errors import InputError
-    from ..race import cores
+    from ..workers import cores
     from ..warmup import METHODS, compile_method, is_warm, warm_all
     methods = args.methods or list(METHODS)
     bad = [m for m in methods if m not in METHODS]

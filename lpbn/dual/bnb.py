@@ -332,7 +332,7 @@ class BranchAndBound:
     def _worker(self, w: int) -> dict[str, Any]:
         """The search of forked worker ``w`` (starts idle); its report for the first process."""
         control = self.control
-        control.callback, control.progress, control.lender = None, False, None
+        control.callback, control.progress, control.runner = None, False, None
         control.watch = self.exchange.watch
         self.opts = dataclasses.replace(self.opts, on_sweep=None, incumbent_feed=None, spare_core=None)
         if self.searcher is not None:
@@ -714,7 +714,8 @@ class BranchAndBound:
         if key in self.supports_tried or guard or budget <= 0.0:
             return False
         self.supports_tried.add(key)
-        choice, _ = support_ilp(self.cache, eta, self.inc.choice, budget, watch=self.control.should_stop)
+        choice, _ = support_ilp(self.cache, eta, self.inc.choice, budget, watch=self.control.should_stop,
+                                  ilp=self.control.helper("highs"))
         self.support_seconds += time.perf_counter() - now
         self.stats["support_mips"] = runs + 1
         self.stats["support_mip_seconds"] = round(self.support_seconds, 3)

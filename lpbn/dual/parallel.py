@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..workers import Worker
 from .branching import Node
 
 #: Stop statuses shared between the workers (by position + 1; 0 = running).
@@ -83,8 +84,7 @@ class SubtreeExchange:
         self.n_base = n_base
         self.seen = 0
         self.queues = [ctx.Queue() for _ in range(workers)]
-        self.reports = ctx.Queue()
-        self.procs: list[Any] = []
+        self.procs: list[Worker] = []              # lpbn.workers: fork, poll, reap
         self.parent = os.getpid()
 
     # ------------------------------------------------------------------ incumbent
@@ -187,7 +187,7 @@ class SubtreeExchange:
 
     def lost_worker(self) -> bool:
         """In the first process: a worker ended while the search goes on (it failed)."""
-        return any(not p.is_alive() for p in self.procs)
+        return any(not p.alive() for p in self.procs)
 
     def watch(self) -> str | None:
         """The shared stop status, for :attr:`lpbn.control.SolveControl.watch`; a worker whose
@@ -198,15 +198,14 @@ class SubtreeExchange:
 
     # ------------------------------------------------------------------ processes
     def start(self, target) -> None:
-        """Fork workers 1..W-1, each running ``target(w)`` (idle until given a node)."""
+        """Fork workers 1..W-1 (:class:`lpbn.workers.Worker`), each running ``target(w)`` (idle
+        until given a node) and sending its report back."""
         for w in range(1, self.W):
             self.idle[w] = 1
         for w in range(1, self.W):
-            p = self.ctx.Process(target=self._run, args=(target, w), daemon=True)
-            p.start()
-            self.procs.append(p)
+            self.procs.append(Worker(self._run, target, w, name=f"dual worker {w}").start())
 
-    def _run(self, target, w: int) -> None:
+    def _run(self, target, w: int, conn) -> None:
         self.me = w
         for q in self.queues:           # a node left unread must not hold this process's exit
             q.cancel_join_thread()
@@ -214,32 +213,22 @@ class SubtreeExchange:
             report = target(w)
         except BaseException as e:            # noqa: BLE001 - reported, the bound stays published
             report = {"worker": w, "error": f"{type(e).__name__}: {e}"}
-        self.reports.put(report)
+        conn.send(report)
+        conn.close()
 
     def collect(self) -> list[dict[str, Any]]:
-        """The workers' reports (after the search here ended); a missing one is
-        ``{"worker": w, "error": ...}`` and its last published bound stays in force."""
-        got: dict[int, dict[str, Any]] = {}
+        """The workers' reports (after the search here ended, within REPORT_GRACE seconds in
+        all); a missing one is ``{"worker": w, "error": ...}`` and its last published bound
+        stays in force.  Every worker is then reaped (:meth:`lpbn.workers.Worker.reap`)."""
         deadline = time.perf_counter() + REPORT_GRACE
-        while len(got) < self.W - 1 and time.perf_counter() < deadline:
-            try:
-                r = self.reports.get(timeout=0.1)
-            except queue.Empty:
-                if not any(p.is_alive() for p in self.procs):
-                    try:
-                        r = self.reports.get(timeout=0.5)
-                    except queue.Empty:
-                        break
-                else:
-                    continue
-            got[int(r["worker"])] = r
-        for p in self.procs:
-            p.join(timeout=1.0)
-            if p.is_alive():
-                p.terminate()
+        out = []
+        for w, worker in enumerate(self.procs, start=1):
+            worker.poll(max(0.0, deadline - time.perf_counter()))
+            worker.reap()
+            out.append(worker.answer if worker.received else {"worker": w, "error": worker.error or "no report"})
         for q in self.queues:
             q.cancel_join_thread()
-        return [got.get(w, {"worker": w, "error": "no report"}) for w in range(1, self.W)]
+        return out
 
 
 def second_best(heap: list[Node]) -> Node | None:

@@ -166,7 +166,7 @@ def _support_mip(cache: ScoreCache, control, eta: np.ndarray, incumbent: Incumbe
     budget = min(SUPPORT_MIP_SECONDS, SUPPORT_MIP_SHARE * control.remaining())
     if control.should_stop() or control.closed() or budget <= 0.0:
         return
-    choice, st = support_ilp(cache, eta, incumbent.choice, budget, watch=control.should_stop)
+    choice, st = support_ilp(cache, eta, incumbent.choice, budget, watch=control.should_stop, ilp=solve_highs)
     stats.update({"support_mip_" + k: v for k, v in st.items()})
     if choice is not None:
         incumbent.offer(choice)

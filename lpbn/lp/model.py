@@ -687,8 +687,11 @@ class EtaLP:
         from ..bound import mip_margin, rounding_margin
         try:
             y, yb = self._signed_duals(row_dual)
-            rc = self.reduced_costs(y)
-            size = np.asarray(self.cache.scores, dtype=np.float64) - self.reduced_costs(np.abs(y))
+            rows = self._row_families()
+            # rc at y and at |y| share the rows' structure (one cluster CSR for both)
+            part, abs_part = self._cluster_part(y, rows, np.arange(self.m), both=True)
+            rc = self._other_rows(y, rows) - part
+            size = np.asarray(self.cache.scores, dtype=np.float64) - (self._other_rows(np.abs(y), rows) - abs_part)
         except ValueError:
             return value + mip_margin(self.n)
         rc = np.where(self.allowed, rc, -np.inf)
@@ -727,14 +730,21 @@ class EtaLP:
             red -= np.bincount(idx, weights=np.repeat(y[rows["cycle"]], np.diff(ptr)), minlength=self.m)
         return red
 
-    def _cluster_part(self, y, rows, cands, duals=None) -> np.ndarray:
+    def _cluster_part(self, y, rows, cands, duals=None, both: bool = False):
+        """Σ_C y_C a_Cj over the cluster and k-cluster rows for the candidates ``cands``; with
+        ``both``, the pair (at y, at |y|) from one pass over the rows' structure."""
         bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
         cache = self.cache
+        weights = (yc, np.abs(yc)) if both else (yc,)
         if use_numpy(self.n):            # a small cache while numba is not loaded: the rows in numpy
             ptr, idx = cluster_rows_csr(cache, bits, ks)
-            return np.bincount(idx, weights=np.repeat(yc, np.diff(ptr)), minlength=self.m)[cands]
-        from .kernels import row_weights
-        return row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, yc, var_ptr, var_rows)
+            lens = np.diff(ptr)
+            out = [np.bincount(idx, weights=np.repeat(w, lens), minlength=self.m)[cands] for w in weights]
+        else:
+            from .kernels import row_weights
+            out = [row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, w, var_ptr, var_rows)
+                   for w in weights]
+        return tuple(out) if both else out[0]
 
     def columns_to_price(self, row_dual: np.ndarray, tol: float = 1e-9, bound: bool = False):
         """Allowed candidates outside the model with a positive reduced cost at ``row_dual``:

@@ -13,7 +13,6 @@ share of the time left as it starts (:class:`BudgetSchedule`); a Dask cluster ge
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 import sys
 import time
@@ -21,17 +20,15 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from itertools import islice
 from typing import Any, Callable
 
+from ..workers import cores
 from .explore import explore_variable
 
 _CTX = None
 
 
 def default_jobs() -> int:
-    """Cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:   # not on Linux
-        return max(1, os.cpu_count() or 1)
+    """Cores this process may use (:func:`lpbn.workers.cores`)."""
+    return cores()
 
 
 def _init_worker(ctx) -> None:
