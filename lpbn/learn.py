@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from .result import SolveResult, relative_gap
 
-__all__ = ["learn", "LearnResult"]
+__all__ = ["learn", "LearnResult", "LearnOptions"]
 
 
 @dataclass(repr=False)
@@ -256,14 +256,50 @@ def _priced(res, solved, ds, K: int, seconds, timings: dict, say):
     return res, pricing, priced
 
 
-def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int | None = None,
-          method: str = "auto", time_limit: float | None = None, gap_limit: float | None = None,
-          missing: str | Sequence[str] | None = None, drop_missing: bool = False,
-          header: bool | None = None, fit_ess: float | None = None, jobs: int | None = None,
-          explore: str = "auto", progress: bool = False,
-          score_options: dict[str, Any] | None = None, constraints: Any = None,
-          **solve_options: Any) -> LearnResult:
+@dataclass(frozen=True)
+class LearnOptions:
+    """The keyword options of :func:`learn` beside ``score``, ``max_parents``, ``method`` and
+    ``time_limit`` (declared once, here; :func:`learn`'s docstring says what each does).  Any
+    other keyword goes to :func:`lpbn.solve` as a method option."""
+
+    ess: float = 1.0
+    gap_limit: float | None = None
+    missing: str | Sequence[str] | None = None
+    drop_missing: bool = False
+    header: bool | None = None
+    fit_ess: float | None = None
+    jobs: int | None = None
+    explore: str = "auto"
+    progress: bool = False
+    score_options: dict[str, Any] | None = None
+    constraints: Any = None
+    price: int | None = None
+
+    def __post_init__(self) -> None:
+        from .errors import InputError
+        if self.fit_ess is None:     # checked before any long work
+            return
+        try:
+            bad = isinstance(self.fit_ess, bool) or not (0 < float(self.fit_ess) < float("inf"))
+        except (TypeError, ValueError):
+            bad = True
+        if bad:
+            raise InputError(f"fit_ess must be a positive number, got {self.fit_ess!r}")
+
+    @classmethod
+    def split(cls, options: dict[str, Any]) -> tuple[LearnOptions, dict[str, Any]]:
+        """(learn's options, the rest: :func:`lpbn.solve`'s method options)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in options.items() if k in names}), \
+            {k: v for k, v in options.items() if k not in names}
+
+
+def learn(data: Any, *, score: str = "bic", max_parents: int | None = None, method: str = "auto",
+          time_limit: float | None = None, **options: Any) -> LearnResult:
     """Learn a Bayesian network (structure with a certificate, and CPTs) from discrete data.
+
+    The keyword options besides these four are declared once in :class:`LearnOptions`; any
+    other keyword is a method option for :func:`lpbn.solve`.
 
     Parameters
     ----------
@@ -276,8 +312,9 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         incumbent's order searched on the data and ASOBS on the enlarged cache, in turn) within
         ``time_limit``, which then covers exploration, search and bound together; the solve's
         DAG is replaced by the search's incumbent when that is better.
-    method, time_limit, gap_limit, **solve_options
-        Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size), except
+    method, time_limit, gap_limit, other keywords
+        Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
+    price : int, optional
         ``price=K``: after the solve, price every parent set of at most K parents against the
         data (:mod:`lpbn.pricing`; K is also the parent limit, unless ``max_parents`` is
         smaller) with :data:`PRICE_SHARE` of ``time_limit``; when a pricing pass finishes, the
@@ -305,7 +342,6 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
         The solve result (``dag``, ``score``, ``upper_bound``, ``gap``, ``status``, ...) with
         ``network`` (the fitted :class:`~lpbn.network.BayesianNetwork`), ``cache`` and ``data``.
     """
-    from .errors import InputError
     from .datasearch import search_and_enlarge
     from .scope import CACHE, bound_scope
     from .scoring import read_data, score_data
@@ -313,18 +349,16 @@ def learn(data: Any, *, score: str = "bic", ess: float = 1.0, max_parents: int |
     from .scoring.table import describe
     from .solve import solve
 
+    o, solve_options = LearnOptions.split(options)
+    ess, gap_limit, fit_ess, jobs, explore, progress = o.ess, o.gap_limit, o.fit_ess, o.jobs, o.explore, o.progress
+    missing, drop_missing, header, score_options, constraints = \
+        o.missing, o.drop_missing, o.header, o.score_options, o.constraints
+
     def say(msg: str) -> None:
         if progress:
             print(f"lpbn: {msg}", file=sys.stderr, flush=True)
 
-    if fit_ess is not None:      # checked before any long work
-        try:
-            bad = isinstance(fit_ess, bool) or not (0 < float(fit_ess) < float("inf"))
-        except (TypeError, ValueError):
-            bad = True
-        if bad:
-            raise InputError(f"fit_ess must be a positive number, got {fit_ess!r}")
-    K, max_parents = _price_option(solve_options.pop("price", None), max_parents, constraints)
+    K, max_parents = _price_option(o.price, max_parents, constraints)
     full_limit = time_limit
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
