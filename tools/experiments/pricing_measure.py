@@ -2,7 +2,7 @@
 price=K)`` within a time limit, then (optionally) the exact optimum over every DAG with at most K
 parents (exhaustive scoring + an exact solve) to check the priced bound against it.
 
-    python results/scale/pricing/measure.py K SECONDS [--exact] DATA...
+    python tools/experiments/pricing_measure.py K SECONDS [--exact] DATA...
 
 One JSON line per data file on stdout: status, score, bound, scope, whether pricing finished
 and converged, the passes, the exact optimum (with --exact), whole-process seconds."""
