@@ -172,3 +172,19 @@ def test_safe_bound_follows_purged_and_restored_rows(numpy_path):
         model.restore_purged()
         assert len(model.row_kind) == len(kinds) and model.row_kind != kinds
         _check(model, rng)
+
+
+def test_rows_no_longer_in_the_model_leave_the_store():
+    from itertools import combinations
+    rng = np.random.default_rng(3)
+    cache = random_cache(9, seed=5, max_parents=2)
+    with numpy_lp(True):
+        model = EtaLP(cache, column_upper=math.inf)
+        every = [list(c) for k in range(2, 10) for c in combinations(range(9), k)]
+        model.add_clusters(np.array([_bits(model, c) for c in every]))
+        assert len(model._row_cands) == len(every) > 256
+        model.solve_lp()
+        model.purge_clusters(checks=1, tol=-1.0)
+        model.add_clusters(np.array([_bits(model, c) for c in every[:3]]))
+        _check(model, rng)
+        assert len(model._row_cands) == 3
