@@ -185,6 +185,8 @@ class EtaLP:
         self._cut_kinds: set[str] = set()                            # row kinds of add_cuts
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
         self.mip_retries = 0          # MIPs solved again without presolve (see solve_mip)
+        self._families = None         # _row_families' answer and the row kinds it was for
+        self._row_cands: dict[tuple, np.ndarray] = {}   # (cluster words, k) -> its row's candidates
         h = new_highs(threads, log)
         h.setOptionValue("random_seed", 0)
         if not presolve:
@@ -318,6 +320,7 @@ class EtaLP:
         fresh = bits[new]
         ptr, idx = self._cluster_rows_in_model(fresh)
         k = len(fresh)
+        self._keep_rows(fresh, np.ones(k, dtype=np.int64), ptr, idx)
         self.h.addRows(k, np.ones(k), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
         self.row_kind += ["cluster"] * k
@@ -437,6 +440,7 @@ class EtaLP:
         self._ks.append(ks)
         ptr, idx = self._cluster_rows_in_model(bits, ks)
         k = len(keep)
+        self._keep_rows(bits, ks, ptr, idx)
         self.h.addRows(k, ks.astype(np.float64), np.full(k, highspy.kHighsInf), len(idx),
                        ptr[:-1].astype(np.int32), idx.astype(np.int32), np.ones(len(idx)))
         self.row_kind += ["kcluster"] * k
@@ -612,14 +616,35 @@ class EtaLP:
         return np.unique(np.concatenate([np.flatnonzero(rank < k), np.flatnonzero(cache.sizes == 0)]))
 
     def _row_families(self) -> dict[str, np.ndarray]:
-        kinds = np.asarray(self.row_kind)
+        """Model row positions per family (cluster, kcluster, cut, cycle), read-only.  Rows are
+        mostly appended between two LP solves, so the answer for the row kinds seen last is
+        kept and, while those are a prefix of ``row_kind`` (a list comparison) and the cut kinds
+        are the same, only the new rows are read: safe_bound runs after every LP solve, and a
+        string array of all rows and four scans of it took a quarter of its time."""
+        memo, kinds = self._families, self.row_kind
+        if memo is not None and memo[1] == self._cut_kinds and kinds[:len(memo[0])] == memo[0]:
+            if len(kinds) == len(memo[0]):
+                return memo[2]
+            tail = self._families_of(kinds[len(memo[0]):], len(memo[0]))
+            out = {f: np.concatenate([memo[2][f], tail[f]]) for f in tail}
+        else:
+            out = self._families_of(kinds, 0)
+        for a in out.values():
+            a.setflags(write=False)
+        self._families = (list(kinds), set(self._cut_kinds), out)
+        return out
+
+    def _families_of(self, kinds: list[str], start: int) -> dict[str, np.ndarray]:
+        """:meth:`_row_families` of the rows ``start, start + 1, ...`` of kinds ``kinds``."""
+        kinds = np.asarray(kinds)
         known = {"convexity", "cluster", "kcluster", "cycle"} | self._cut_kinds
         other = set(kinds.tolist()) - known
         if other:
             raise ValueError(f"column generation cannot price rows of kind {sorted(other)}")
-        return {"cluster": np.flatnonzero(kinds == "cluster"), "kcluster": np.flatnonzero(kinds == "kcluster"),
-                "cut": np.flatnonzero(np.isin(kinds, list(self._cut_kinds))),
-                "cycle": np.flatnonzero(kinds == "cycle")}
+        return {"cluster": start + np.flatnonzero(kinds == "cluster"),
+                "kcluster": start + np.flatnonzero(kinds == "kcluster"),
+                "cut": start + np.flatnonzero(np.isin(kinds, list(self._cut_kinds))),
+                "cycle": start + np.flatnonzero(kinds == "cycle")}
 
     def _cluster_rows(self, rows: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(bits, k, model row) of every cluster and k-cluster row, in model order."""
@@ -629,14 +654,18 @@ class EtaLP:
         return bits, np.concatenate([np.ones(len(self.clusters), dtype=np.int64), ks]), \
             np.concatenate([rows["cluster"], rows["kcluster"]])
 
+    def _cluster_nonzero(self, y: np.ndarray, rows: dict[str, np.ndarray]):
+        """The cluster and k-cluster rows with a nonzero dual, in model order: (bits, k, dual)."""
+        bits, ks, at = self._cluster_rows(rows)
+        yc = y[at]
+        nz = np.flatnonzero(yc != 0.0)
+        return np.ascontiguousarray(bits[nz]), ks[nz], yc[nz]
+
     def _cluster_duals(self, y: np.ndarray, rows: dict[str, np.ndarray]):
         """The cluster and k-cluster rows with a nonzero dual: (bits, k, dual), per variable
         those whose cluster holds it (CSR ``var_ptr``, ``var_rows``) and the sum of their
         negative duals (a bound on what they take from a reduced cost)."""
-        bits, ks, at = self._cluster_rows(rows)
-        yc = y[at]
-        nz = np.flatnonzero(yc != 0.0)
-        bits, ks, yc = np.ascontiguousarray(bits[nz]), ks[nz], yc[nz]
+        bits, ks, yc = self._cluster_nonzero(y, rows)
         member = np.unpackbits(bits.astype("<u8").view(np.uint8), axis=1, bitorder="little")[:, :self.n]
         var, row = np.nonzero(member.T)
         var_ptr = np.zeros(self.n + 1, dtype=np.int64)
@@ -644,6 +673,37 @@ class EtaLP:
         row = row.astype(np.int64)
         lo = np.bincount(var, weights=np.minimum(yc, 0.0)[row], minlength=self.n)
         return bits, ks, yc, var_ptr, row, lo
+
+    def _keep_rows(self, bits: np.ndarray, ks: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> None:
+        """Keep the rows just built for HiGHS for :meth:`_row_candidates` (a model over every
+        column, whose rows are over every candidate, while the LP helpers run in numpy)."""
+        if self.pos is None and use_numpy(self.n):
+            for r, key in enumerate(zip(map(tuple, bits.tolist()), ks.tolist())):
+                self._row_cands[key] = idx[ptr[r]:ptr[r + 1]]
+
+    def _row_candidates(self, bits: np.ndarray, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The (k-)cluster rows ``(bits, ks)`` over every candidate as CSR (ptr, candidates):
+        :func:`cluster_rows_csr`'s rows, each computed once and kept by (cluster, k) — a row's
+        candidates never change — so a call gathers instead of rebuilding a dense clusters x
+        candidates popcount matrix (27 of safe_bound's 65 ms on hailfinder500).  Rows no longer
+        in the model are dropped from the store when it holds twice the model's rows."""
+        keys = list(zip(map(tuple, bits.tolist()), ks.tolist()))
+        store = self._row_cands
+        miss = [r for r, key in enumerate(keys) if key not in store]
+        if miss:
+            ptr, idx = cluster_rows_csr(self.cache, bits[miss], ks[miss])
+            for t, r in enumerate(miss):
+                store[keys[r]] = idx[ptr[t]:ptr[t + 1]]
+        got = [store[key] for key in keys]
+        lens = np.fromiter(map(len, got), dtype=np.int64, count=len(got))
+        ptr = np.zeros(len(got) + 1, dtype=np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        idx = np.concatenate(got) if got else np.zeros(0, dtype=np.int64)
+        if len(store) > 2 * (len(self.clusters) + sum(map(len, self._ks))) + 256:
+            held, hks, _ = self._cluster_rows(self._row_families())
+            live = set(zip(map(tuple, held.tolist()), hks.tolist()))
+            self._row_cands = {key: v for key, v in store.items() if key in live}
+        return ptr, idx
 
     def reduced_costs(self, row_dual: np.ndarray, cands: np.ndarray | None = None) -> np.ndarray:
         """c_j − a_jᵀ y of the candidates ``cands`` (default: every one) at the row duals
@@ -686,62 +746,82 @@ class EtaLP:
         (:func:`lpbn.bound.mip_margin`) instead."""
         from ..bound import mip_margin, rounding_margin
         try:
-            y, yb = self._signed_duals(row_dual)
+            y, yb, prod = self._signed(row_dual)
             rows = self._row_families()
             # rc at y and at |y| share the rows' structure (one cluster CSR for both)
             part, abs_part = self._cluster_part(y, rows, np.arange(self.m), both=True)
-            rc = self._other_rows(y, rows) - part
-            size = np.asarray(self.cache.scores, dtype=np.float64) - (self._other_rows(np.abs(y), rows) - abs_part)
+            other, abs_other = self._other_rows(y, rows, both=True)
+            rc = other - part
+            size = np.asarray(self.cache.scores, dtype=np.float64) - (abs_other - abs_part)
         except ValueError:
             return value + mip_margin(self.n)
         rc = np.where(self.allowed, rc, -np.inf)
         best = self._per_variable_max(rc)
         if not np.all(np.isfinite(best)):
             return -math.inf if np.any(best == -np.inf) else math.inf
-        lp = self.h.getLp()
-        lower, upper = np.asarray(lp.row_lower_, dtype=np.float64), np.asarray(lp.row_upper_, dtype=np.float64)
-        side = np.where(y < 0.0, lower, upper)
-        yb_size = math.fsum(np.abs(y[y != 0.0] * side[y != 0.0]).tolist())
+        yb_size = math.fsum(np.abs(prod).tolist())
         magnitude = math.fsum(self._per_variable_max(np.abs(self.cache.scores) + np.abs(size)).tolist())
         return yb + math.fsum(best.tolist()) + rounding_margin(magnitude + yb_size, self.num_rows + self.n)
 
     def _signed_duals(self, row_dual: np.ndarray) -> tuple[np.ndarray, float]:
         """The row duals with a wrong-signed or unbounded side's entry set to 0 (HiGHS's
         tolerances let a few through), and yᵀb at the side each dual belongs to."""
+        y, yb, _ = self._signed(row_dual)
+        return y, yb
+
+    def _signed(self, row_dual: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        """:meth:`_signed_duals` and the products y_r b_r of its nonzero duals (the row sides
+        through :meth:`_row_bounds`)."""
         y = np.array(row_dual, dtype=np.float64)
-        lp = self.h.getLp()
-        lower, upper = np.asarray(lp.row_lower_, dtype=np.float64), np.asarray(lp.row_upper_, dtype=np.float64)
+        lower, upper = self._row_bounds()
         y[(y < 0.0) & ~np.isfinite(lower)] = 0.0
         y[(y > 0.0) & ~np.isfinite(upper)] = 0.0
-        side = np.where(y < 0.0, lower, upper)
-        return y, math.fsum((y[y != 0.0] * side[y != 0.0]).tolist())
+        nz = y != 0.0
+        prod = y[nz] * np.where(y < 0.0, lower, upper)[nz]
+        return y, math.fsum(prod.tolist()), prod
 
-    def _other_rows(self, y: np.ndarray, rows: dict[str, np.ndarray]) -> np.ndarray:
-        """c − aᵀy over every candidate without the cluster and k-cluster rows."""
+    def _row_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows' lower and upper sides (``getRows``: ``getLp`` copies the whole matrix too,
+        six times slower on a model of 300 rows x 2,000 columns)."""
+        k = self.h.getNumRow()
+        status, _, lower, upper, _ = self.h.getRows(k, np.arange(k, dtype=np.int32))
+        if status != highspy.HighsStatus.kOk:
+            lp = self.h.getLp()
+            lower, upper = lp.row_lower_, lp.row_upper_
+        return np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64)
+
+    def _other_rows(self, y: np.ndarray, rows: dict[str, np.ndarray], both: bool = False):
+        """c − aᵀy over every candidate without the cluster and k-cluster rows; with ``both``,
+        the pair (at y, at |y|) from one gather of the cut and cycle rows."""
         cache = self.cache
-        red = np.asarray(cache.scores, dtype=np.float64) - y[cache.family]
+        ys = (y, np.abs(y)) if both else (y,)
+        reds = [np.asarray(cache.scores, dtype=np.float64) - w[cache.family] for w in ys]
         on = np.flatnonzero(y[rows["cut"]] != 0.0) if len(self.cuts) else ()
         if len(on):       # the cuts with a dual (few of them), gathered from the CSR
             idx, val, lens = self.cuts.gather(on)
-            red -= np.bincount(idx, weights=val * np.repeat(y[rows["cut"][on]], lens), minlength=self.m)
+            for red, w in zip(reds, ys):
+                red -= np.bincount(idx, weights=val * np.repeat(w[rows["cut"][on]], lens), minlength=self.m)
         if len(rows["cycle"]):
             from .separation import cycle_rows_csr
             ptr, idx, _ = cycle_rows_csr(cache, self.cycles)
-            red -= np.bincount(idx, weights=np.repeat(y[rows["cycle"]], np.diff(ptr)), minlength=self.m)
-        return red
+            for red, w in zip(reds, ys):
+                red -= np.bincount(idx, weights=np.repeat(w[rows["cycle"]], np.diff(ptr)), minlength=self.m)
+        return tuple(reds) if both else reds[0]
 
     def _cluster_part(self, y, rows, cands, duals=None, both: bool = False):
         """Σ_C y_C a_Cj over the cluster and k-cluster rows for the candidates ``cands``; with
         ``both``, the pair (at y, at |y|) from one pass over the rows' structure."""
-        bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
         cache = self.cache
-        weights = (yc, np.abs(yc)) if both else (yc,)
         if use_numpy(self.n):            # a small cache while numba is not loaded: the rows in numpy
-            ptr, idx = cluster_rows_csr(cache, bits, ks)
+            bits, ks, yc = self._cluster_nonzero(y, rows) if duals is None else duals[:3]
+            ptr, idx = self._row_candidates(bits, ks)
             lens = np.diff(ptr)
+            weights = (yc, np.abs(yc)) if both else (yc,)
             out = [np.bincount(idx, weights=np.repeat(w, lens), minlength=self.m)[cands] for w in weights]
         else:
             from .kernels import row_weights
+            bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
+            weights = (yc, np.abs(yc)) if both else (yc,)
             out = [row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, w, var_ptr, var_rows)
                    for w in weights]
         return tuple(out) if both else out[0]

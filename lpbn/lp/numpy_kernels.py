@@ -78,7 +78,8 @@ def cluster_rows_csr(masks: np.ndarray, family: np.ndarray, clusters: np.ndarray
                      ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR rows of :func:`lpbn.lp.kernels.cluster_rows_csr` for single-word sets: row c
     holds the candidates j with family(j) in C_c and |parents(j) ∩ C_c| < ks[c]."""
-    C = np.asarray(clusters, dtype=np.uint64).reshape(len(clusters), -1)[:, 0]
+    C = np.asarray(clusters, dtype=np.uint64)
+    C = C.reshape(len(C), -1)[:, 0] if C.size else np.zeros(0, dtype=np.uint64)   # no rows: an empty CSR
     fam_bit = np.left_shift(np.uint64(1), np.asarray(family, dtype=np.uint64))
     inside = (fam_bit[None, :] & C[:, None]) != 0
     meets = _popcount(masks[None, :] & C[:, None]) < np.asarray(ks)[:, None]
