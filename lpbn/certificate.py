@@ -82,6 +82,9 @@ def certify_after(cache: ScoreCache, result: SolveResult, time_limit: float | No
     from .solve import solve
     if result.dag is None:
         raise InputError(f"no DAG to certify (status {result.status})")
+    own = (result.extra or {}).get("certificate_tree")
+    if own is not None and own.get("covers", "tree") == "tree":
+        return result        # the method's own proof (pulp-cbc's LP tree after CBC) is complete
     proof = solve(cache, "dual", time_limit=time_limit, certificate=True, incumbent=result.dag)
     tree = dict(proof.extra["certificate_tree"])
     tree["bound"] = proof.upper_bound
