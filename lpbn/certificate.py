@@ -111,6 +111,8 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
     """The certificate of ``result`` (solved with ``certificate=True``) over ``cache``, the cache
     as the user has it (before any pruning: its fingerprint is what verify compares)."""
     extra = result.extra or {}
+    if "certificate_kbest" in extra:       # a k-best list's (lpbn.kbest.certify), already in final form
+        return extra["certificate_kbest"]
     if "certificate_tree" in extra:
         tree = extra["certificate_tree"]
         clusters = [{"members": _names(cache, row), "k": int(k)} for row, k in zip(tree["clusters"], tree["k"])]
