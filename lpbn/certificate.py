@@ -151,9 +151,17 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
             **({"fixing": [{"lambda": _sparse(f["lambda"]), "below": f["below"]} for f in fixing]} if fixing else {})}
 
 
-def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
-    """Build the certificate and write it atomically (gzip when ``path`` ends in .gz)."""
+def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult, *,
+                      embed_result: bool = False) -> dict[str, Any]:
+    """Build the certificate and write it atomically (gzip when ``path`` ends in .gz).
+    ``embed_result``: the result (DAG, score, bound) goes in the file too, as ``"result"``, so
+    that ``lpbn verify CACHE CERT`` needs no separate result file (``lpbn learn``)."""
     cert = build_certificate(cache, result)
+    if embed_result:
+        cert = dict(cert, result={"status": result.status, "method": result.method,
+                                  "score": result.score if math.isfinite(result.score) else None,
+                                  "upper_bound": result.upper_bound if math.isfinite(result.upper_bound) else None,
+                                  "parents": {k: list(v) for k, v in result.dag.parent_names().items()}})
     text = json.dumps(cert, separators=(",", ":")) + "\n"
     if str(path).endswith(".gz"):
         with atomic_write(path, "wb") as fh:

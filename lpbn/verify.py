@@ -702,6 +702,8 @@ def verify(cache, result, certificate=None, *, rtol: float = RTOL) -> VerifyRepo
     pc = PlainCache(cache)
     res = _load_json(result, "result")
     cert = _load_json(certificate, "certificate") if certificate is not None else None
+    if cert is None and res.get("format") == FORMAT and isinstance(res.get("result"), dict):
+        cert, res = res, res["result"]      # a certificate with its result embedded (lpbn learn)
     if res.get("format") == FORMAT:
         raise CertificateError("RESULT is a certificate; the arguments are CACHE RESULT [CERTIFICATE]")
     if cert is not None and cert.get("format") != FORMAT and "parents" in cert:
