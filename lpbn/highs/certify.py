@@ -173,3 +173,7 @@ def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: fl
     complete = open_bound == -math.inf
     return TreeProof(tree, complete, open_bound, closed_bound, evaluated, time.perf_counter() - t0,
                      {"certificate_nodes": evaluated, "certificate_clusters_added": cuts})
+
+
+#: the cluster rows with their eq. 8 evaluator, for other recorded LP trees (lpbn.kbest.certify)
+Rows = _Rows

@@ -100,91 +100,140 @@ def _cyclic(cache: ScoreCache, fixed: np.ndarray) -> bool:
     return seen < len(parents)
 
 
+def _rows(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray):
+    """The node LPs' model: the η LP over every candidate with the dual's clusters as rows."""
+    import highspy
+
+    from ..highs.certify import Rows
+    from ..lp.model import EtaLP
+    lp = EtaLP(cache, threads=1, presolve=False, column_upper=highspy.kHighsInf)
+    rows = Rows(cache, lp)
+    rows.add(bits, ks)
+    return rows
+
+
+def _sparse(lam: np.ndarray, offset: int) -> dict[str, list]:
+    idx = np.flatnonzero(np.asarray(lam) > 0)
+    return {"clusters": [int(c) + offset for c in idx], "values": [float(x) for x in np.asarray(lam)[idx]]}
+
+
 class _Search:
-    """The enumeration of the module docstring, recording the tree."""
+    """The search of the module docstring, recording the tree: each node first tries the root
+    λ over its candidates (O(m)), then its own LP (η LP over the node's candidates with the
+    cluster rows found so far, separated further at the node's point), whose sign-corrected
+    row duals give the node's λ; the bound is eq. 8 recomputed from λ (never the LP value)."""
 
-    def __init__(self, cache: ScoreCache, vals: np.ndarray, const: float, listed: set, threshold: float):
-        self.cache, self.vals, self.const = cache, vals, const
-        self.listed, self.threshold = listed, threshold
-        self.order = [int(cache.offsets[i]) + np.argsort(-vals[cache.offsets[i]:cache.offsets[i + 1]],
-                                                         kind="stable")
-                      for i in range(cache.n)]
+    def __init__(self, cache: ScoreCache, root_vals: np.ndarray, root_const: float, listed: set,
+                 threshold: float, rows):
+        self.cache, self.root_vals, self.root_const = cache, root_vals, root_const
+        self.listed, self.threshold, self.rows = listed, threshold, rows
         self.nodes: list[dict[str, Any]] = []
+        self.lams: dict[int, np.ndarray] = {}
         self.open_bound = -math.inf
+        self.lp_nodes = 0
 
-    def bound(self, ptr: np.ndarray, fixed: np.ndarray) -> float:
-        tops = []
-        for i in range(self.cache.n):
-            if fixed[i] >= 0:
-                tops.append(self.vals[fixed[i]])
-            elif ptr[i] >= len(self.order[i]):
-                return -math.inf
-            else:
-                tops.append(self.vals[self.order[i][ptr[i]]])
-        return math.fsum(tops) - self.const
-
-    def _split_variable(self, ptr: np.ndarray, fixed: np.ndarray) -> int:
-        best, gap_best = -1, -math.inf
-        for i in range(self.cache.n):
-            if fixed[i] >= 0:
-                continue
-            o, p = self.order[i], ptr[i]
-            gap = math.inf if p + 1 >= len(o) else self.vals[o[p]] - self.vals[o[p + 1]]
-            if gap > gap_best:
-                best, gap_best = i, gap
-        return best
+    def root_bound(self, allowed: np.ndarray) -> float:
+        vals = np.where(allowed, self.root_vals, -np.inf)
+        best = np.maximum.reduceat(vals, self.cache.offsets[:-1])
+        if not np.all(np.isfinite(best)):
+            return -math.inf
+        return math.fsum(best.tolist()) - self.root_const
 
     def _branch(self, i: int, j: int, side: str) -> dict:
         cache = self.cache
         return {"variable": cache.names[i], "set": [cache.names[p] for p in sorted(cache.parents(j))],
                 "side": side}
 
-    def _leaf(self, node: dict, ptr: np.ndarray, fixed: np.ndarray) -> bool:
-        """Close ``node`` if it is a leaf (recording how); False when it must split."""
+    def _fixed_leaf(self, node: dict, allowed: np.ndarray) -> None:
+        """A node with one candidate per variable: listed, or bounded by its own score."""
         cache = self.cache
-        if (fixed >= 0).all():
-            choice = tuple(int(j) for j in fixed)
-            if choice in self.listed:
-                node["listed"] = True
-                return True
-            node["lambda"] = {"clusters": [], "values": []}       # λ = 0: the DAG's own score
-            score = math.fsum(cache.scores[list(choice)].tolist())
-            if score > self.threshold and not _cyclic(cache, fixed):
-                raise InputError(f"the k-best list is not the K best: an unlisted DAG scores {score!r}, above "
-                                 f"the K-th ({self.threshold!r})")
-            return True
-        u = self.bound(ptr, fixed)
-        if u <= self.threshold or _cyclic(cache, fixed):
-            node["lambda_of"] = 0
-            return True
-        return False
+        choice = tuple(int(j) for j in np.flatnonzero(allowed))
+        if choice in self.listed:
+            node["listed"] = True
+            return
+        node["lambda"] = {"clusters": [], "values": []}       # λ = 0: the DAG's own score
+        score = math.fsum(cache.scores[list(choice)].tolist())
+        fixed = np.array(choice, dtype=np.int64)
+        if score > self.threshold and not _cyclic(cache, fixed):
+            raise InputError(f"the k-best list is not the K best: an unlisted DAG scores {score!r}, above "
+                             f"the K-th ({self.threshold!r})")
+
+    def _lp(self, nid: int, allowed: np.ndarray, deadline: float):
+        """The node's LP rounds (as :func:`lpbn.highs.certify.certify_tree`): its best eq. 8
+        bound and λ, and the LP point (None when infeasible or unsolved)."""
+        from ..lp.separation import cheap_clusters, grown_clusters
+        from ..highs.certify import ROUNDS_PER_NODE
+        cache, rows, lp = self.cache, self.rows, self.rows.lp
+        lp.restrict(allowed)
+        self.lp_nodes += 1
+        u, eta = math.inf, None
+        for _ in range(ROUNDS_PER_NODE):
+            left = deadline - time.perf_counter()
+            sol = lp.solve_lp(max(0.0, left) if math.isfinite(left) else None)
+            if sol.status == "infeasible":
+                return -math.inf, None
+            if sol.status != "optimal":
+                break
+            lam = np.maximum(0.0, -sol.row_dual[cache.n:])     # a >= row's dual is <= 0 (maximisation)
+            b = rows.bound(lam, allowed)
+            if b < u:
+                u, self.lams[nid] = b, lam
+            eta = np.where(allowed, np.maximum(sol.eta, 0.0), 0.0)
+            if u <= self.threshold:
+                break
+            found = cheap_clusters(cache, eta) or grown_clusters(cache, eta)
+            if not found or not rows.add(np.array(found), np.ones(len(found), dtype=np.int64)):
+                break
+        return u, eta
+
+    def _split(self, allowed: np.ndarray, eta: np.ndarray | None) -> tuple[int, int]:
+        """(variable, candidate) to split on: the most fractional LP value among variables with
+        more than one candidate left; at an integral point (a DAG of the list, or cyclic) the
+        first such variable's chosen candidate, which isolates that DAG step by step."""
+        cache = self.cache
+        counts = np.add.reduceat(allowed.astype(np.int64), cache.offsets[:-1])
+        open_vars = np.flatnonzero(counts > 1)
+        if eta is None:
+            i = int(open_vars[0])
+            lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+            return i, lo + int(np.argmax(np.where(allowed[lo:hi], self.root_vals[lo:hi], -np.inf)))
+        frac = np.abs(eta - 0.5)
+        frac[~allowed] = np.inf
+        frac[np.isin(cache.family, open_vars, invert=True)] = np.inf
+        j = int(np.argmin(frac))
+        return int(cache.family[j]), j
 
     def run(self, deadline: float) -> bool:
-        n = self.cache.n
-        stack = [(None, None, np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))]
+        cache = self.cache
+        stack: list[tuple] = [(None, None, np.ones(cache.m, dtype=bool))]
         complete = True
         while stack:
-            parent, branch, ptr, fixed = stack.pop()
+            parent, branch, allowed = stack.pop()
             nid = len(self.nodes)
             node: dict[str, Any] = {"id": nid, "parent": parent}
             if branch is not None:
                 node["branch"] = branch
             self.nodes.append(node)
-            if self._leaf(node, ptr, fixed):
+            counts = np.add.reduceat(allowed.astype(np.int64), cache.offsets[:-1])
+            if (counts == 1).all():
+                self._fixed_leaf(node, allowed)
+                continue
+            if nid and self.root_bound(allowed) <= self.threshold:
+                node["lambda_of"] = 0
+                continue
+            u, eta = self._lp(nid, allowed, deadline) if time.perf_counter() < deadline else (math.inf, None)
+            if u <= self.threshold:
                 continue
             if time.perf_counter() >= deadline:
                 complete = False
-                node["lambda_of"] = 0
-                self.open_bound = max(self.open_bound, self.bound(ptr, fixed))
+                self.open_bound = max(self.open_bound, min(u, self.root_bound(allowed)))
                 continue
-            i = self._split_variable(ptr, fixed)
-            j = int(self.order[i][ptr[i]])
-            differs = ptr.copy()
-            differs[i] += 1
-            equals = fixed.copy()
-            equals[i] = j
-            stack.append((nid, self._branch(i, j, "differs"), differs, fixed))
-            stack.append((nid, self._branch(i, j, "equals"), ptr, equals))
+            i, j = self._split(allowed, eta)
+            lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
+            same = np.zeros(cache.m, dtype=bool)
+            same[lo:hi] = cache.masks[lo:hi] == cache.masks[j]
+            stack.append((nid, self._branch(i, j, "differs"), allowed & ~same))
+            stack.append((nid, self._branch(i, j, "equals"), allowed & (same | (cache.family != i))))
         return complete
 
 
@@ -209,11 +258,18 @@ def kbest_certificate(cache: ScoreCache, result: SolveResult, time_limit: float 
     threshold = target + OPTIMALITY_TOLERANCE * max(1.0, abs(target)) if math.isfinite(target) else target
     lp_time = None if time_limit is None else max(1.0, 0.2 * float(time_limit))
     bits, ks, lam, vals, const = _lambda(cache, lp_time)
-    search = _Search(cache, vals, const, listed, threshold)
+    search = _Search(cache, vals, const, listed, threshold, _rows(cache, bits, ks))
     complete = search.run(deadline)
-    search.nodes[0]["lambda"] = {"clusters": list(range(len(lam))), "values": [float(x) for x in lam]}
+    rows = search.rows
+    all_bits, all_k = np.vstack([bits, rows.bits]), np.concatenate([ks, rows.k])
+    offset = len(lam)            # the root's λ refers to the dual's clusters, the LP nodes' to the rows after
+    search.nodes[0]["lambda"] = _sparse(lam, 0)
+    for nid, node_lam in search.lams.items():
+        if nid:
+            search.nodes[nid]["lambda"] = _sparse(node_lam, offset)
+    # (the root keeps the dual's λ: the leaves marked "lambda_of": 0 were closed with it)
     clusters = [{"members": [cache.names[v] for v in range(cache.n)
-                             if int(row[v >> 6]) >> (v & 63) & 1], "k": int(kk)} for row, kk in zip(bits, ks)]
+                             if int(row[v >> 6]) >> (v & 63) & 1], "k": int(kk)} for row, kk in zip(all_bits, all_k)]
     cert = {"format": FORMAT, "version": VERSION, "kind": "k-best", "about": ABOUT, "method": result.method,
             "cache": cache_fingerprint(cache), "candidates": "all",
             "kbest": {"k": k, "listed": len(sols), "kth_score": kth},
@@ -223,6 +279,7 @@ def kbest_certificate(cache: ScoreCache, result: SolveResult, time_limit: float 
     result.extra = dict(result.extra or {}, certificate_kbest=cert)
     result.stats = dict(result.stats or {})
     result.stats["certificate_by"] = {"method": "k-best tree", "nodes": len(search.nodes), "complete": complete,
+                                      "lp_nodes": search.lp_nodes,
                                       "seconds": round(time.perf_counter() - t0, 3)}
     return cert
 
