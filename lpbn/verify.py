@@ -653,6 +653,39 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
         report.add("reported bound", True, f"recomputed bound {worst:.12g} <= {what} {target:.12g}")
 
 
+def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
+    """``"kind": "exhaustive"``: the best score of any DAG recomputed (:mod:`lpbn.verify_dp`)
+    must not exceed the reported bound."""
+    from .verify_dp import MAX_BYTES, best_dag_score, table_bytes
+    if cert.get("format") != FORMAT:
+        raise CertificateError(f"not an lpbn certificate (format {cert.get('format')!r}, expected {FORMAT!r})")
+    if cert.get("version") != VERSION:
+        raise CertificateError(f"certificate version {cert.get('version')!r} is not supported")
+    fp = cert.get("cache")
+    if not isinstance(fp, dict):
+        raise CertificateError("the certificate has no 'cache' fingerprint")
+    mine = pc.fingerprint
+    if any(fp.get(k) != mine[k] for k in ("n", "variables", "candidates", "sha256")):
+        report.add("cache", False, "the certificate is for a different cache (fingerprint differs)")
+        return
+    report.add("cache", True, f"fingerprint matches ({mine['n']} variables, {mine['candidates']} candidate sets)")
+    if not math.isfinite(target):
+        report.add("reported bound", False, "the result reports no finite upper bound to verify")
+        return
+    if table_bytes(pc.n) > MAX_BYTES:
+        report.add("exhaustive", False, f"the exhaustive check over {pc.n} variables needs "
+                   f"{table_bytes(pc.n) / 2**30:.1f} GiB of tables (at most {MAX_BYTES / 2**30:.0f} GiB)")
+        return
+    best = best_dag_score(pc)
+    report.verified_bound = best
+    report.covers = "exhaustive"
+    report.add("exhaustive", True, f"the best DAG over all {pc.m} candidate sets, recomputed by the subset DP, "
+               f"scores {best:.12g}")
+    ok = best <= target + rtol * max(1.0, abs(target))
+    report.add("reported bound", ok, f"recomputed best {best:.12g} {'<=' if ok else '>'} reported upper bound "
+               f"{target:.12g}")
+
+
 def _check_list(pc: PlainCache, res: dict, cert: dict, report: VerifyReport, rtol: float):
     """A k-best result's list (``solutions``): every DAG's parent sets are candidates, acyclic,
     re-scored as claimed, no DAG twice, at least K of them (or the certificate must show no
@@ -711,7 +744,9 @@ def verify(cache, result, certificate=None, *, rtol: float = RTOL) -> VerifyRepo
     report = VerifyReport()
     report.reported_bound = _num(res.get("upper_bound"), "the result's upper_bound")
     _check_dag(pc, res, report, rtol)
-    if cert is not None and cert.get("kind") == "k-best":
+    if cert is not None and cert.get("kind") == "exhaustive":
+        _verify_exhaustive(pc, cert, report, report.reported_bound, rtol)
+    elif cert is not None and cert.get("kind") == "k-best":
         got = _check_list(pc, res, cert, report, rtol)
         if got is not None:
             listed, kth = got
