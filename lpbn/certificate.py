@@ -62,8 +62,8 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
 
 ABOUT_EXHAUSTIVE = ("Exhaustive check: verify recomputes the best score of any DAG over the cache by the subset "
                     "dynamic programme (Silander & Myllymaki 2006) in plain numpy and compares it with the "
-                    "bound; used when no eq. 8 tree was found in the time given and n * 2^(n-1) float64 "
-                    "tables fit in 1 GiB (n <= 23).")
+                    "bound; used when no eq. 8 tree was found in the time given and n * 2^(n-1) two-byte "
+                    "best-parent ranks fit in 1 GiB (n <= 25).")
 
 
 def certify_options(method: str) -> dict[str, Any]:
