@@ -98,14 +98,24 @@ def certify_after(cache: ScoreCache, result: SolveResult, time_limit: float | No
     if proof.status != "optimal":
         tree["covers"] = "partial"
     result.extra = dict(result.extra or {}, certificate_tree=tree)
-    if proof.status != "optimal" and table_bytes(cache.n) <= MAX_BYTES:
-        # no eq. 8 tree in the time given (dense caches: letter), but few enough variables for
-        # verify to recompute the maximum over all DAGs itself (lpbn.verify_dp)
-        result.extra["certificate_exhaustive"] = True
+    exhaustive_if_unfinished(cache, result)
     result.stats = dict(result.stats or {})
     result.stats["certificate_by"] = {"method": "dual", "status": proof.status, "bound": proof.upper_bound,
                                       "seconds": round(proof.seconds, 3)}
     return result
+
+
+def exhaustive_if_unfinished(cache: ScoreCache, result: SolveResult) -> bool:
+    """When the result's eq. 8 tree is unfinished (``covers: "partial"``: dense caches such as
+    letter, where neither the dual's nor the LP's tree closes in the time given) and the cache
+    has few enough variables for verify to recompute the best DAG's score itself
+    (:mod:`lpbn.verify_dp`, n <= 25), mark the result for an exhaustive certificate instead.
+    Returns whether it did."""
+    tree = (result.extra or {}).get("certificate_tree")
+    if tree is None or tree.get("covers") != "partial" or table_bytes(cache.n) > MAX_BYTES:
+        return False
+    result.extra["certificate_exhaustive"] = True
+    return True
 
 
 def _names(cache: ScoreCache, row: np.ndarray) -> list[str]:

@@ -243,6 +243,9 @@ def run(args) -> int:
     if after:
         from ..certificate import certify_after
         certify_after(cache, result, time_limit=_remaining(args.time_limit))
+    elif getattr(args, "certificate", None):
+        from ..certificate import exhaustive_if_unfinished
+        exhaustive_if_unfinished(cache, result)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=1) + "\n"
     elif args.format == "dot":
