@@ -5,6 +5,7 @@ and highs record their own; the others lpbn.certificate.certify_after within CER
 unfinished tree on n <= 25 becomes an exhaustive certificate), then lpbn.verify on the JSON.
 
     python tools/experiments/certificates_dense.py SOLVE CERT NAME [NAME ...]   # repository root
+    python tools/experiments/certificates_dense.py SOLVE CERT NAME --methods bfbnb,dual   # some methods
 """
 
 from __future__ import annotations
@@ -45,17 +46,23 @@ def _row(name: str, cache, method: str, solve_s: float, cert_s: float) -> None:
           f"{'yes' if report.ok and report.bound_verified else 'NO: ' + report.summary()[:70]} |", flush=True)
 
 
-def main(solve_s: float, cert_s: float, names: list[str]) -> None:
+def main(solve_s: float, cert_s: float, names: list[str], methods: list[str] | None = None) -> None:
     print("| cache | method | status | solve s | certify s | kind/covers | nodes | JSON bytes | gzip bytes | verify s | verified |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         path = ROOT / f"instances/anchors/gobnilp-bic3/{name}.BIC.p3.jkl"
         cache = lpbn.read_scores(path if path.exists() else Path(str(path) + ".gz")).prune_dominated()
         for method in available_methods():
-            if method not in BUILTIN_METHODS or (method == "brute" and cache.n > BRUTE_MAX_N):
+            if method not in BUILTIN_METHODS or (method == "brute" and cache.n > BRUTE_MAX_N) \
+                    or (methods and method not in methods):
                 continue
             _row(name, cache, method, solve_s, cert_s)
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]), float(sys.argv[2]), sys.argv[3:])
+    args = sys.argv[3:]
+    only = None
+    if "--methods" in args:
+        at = args.index("--methods")
+        only, args = args[at + 1].split(","), args[:at] + args[at + 2:]
+    main(float(sys.argv[1]), float(sys.argv[2]), args, only)
