@@ -14,16 +14,16 @@ Each split takes one variable i and one parent set s: the child ``"equals"`` kee
 candidates whose parent set is s, ``"differs"`` the others, so the two children partition the
 node's DAGs and the leaves cover every DAG; the DAGs outside the list lie in (a)-leaves only.
 
-How the tree is found: with the root λ of the dual's cluster LP (:func:`lpbn.dual.solver.
-root_relaxation` on the dominance-pruned cache; valid for the full one) every candidate j of
-variable i has the value v_j = W_i(s_j) + Σ_{C ∋ i, |s_j ∩ C| < k_C} λ_C, and a node's bound is
-Σ_i max_{allowed j} v_j − Σ_C k_C λ_C.  Each variable's candidates are sorted by v, so a node is
-a per-variable pointer (the "differs" children exclude a prefix) or a fixed candidate, and its
-bound costs O(n).  The search splits the unfixed variable whose best and second-best values
-differ most (its "differs" child is the likeliest to close at once), closes a node whose bound
-is at most the K-th score (plus the one optimality tolerance), and a node whose fixed families
-close a directed cycle (no DAG: the verifier checks that itself).  It is Lawler's enumeration
-by reduced costs, run until every node is closed or listed.
+How the tree is found: every node first tries the root λ of the dual's cluster LP
+(:func:`lpbn.dual.solver.root_relaxation` on the dominance-pruned cache; valid for the full one)
+over its candidates, O(m); if that does not close it, its own LP — the η LP over the node's
+candidates with the cluster rows found so far, separated further at its point, as in
+:func:`lpbn.highs.certify.certify_tree` — gives the node's λ from its sign-corrected row duals,
+and the node's bound is eq. 8 recomputed from λ (never the LP's value).  A node still open
+splits on its most fractional candidate; at an integral point (a listed DAG) the split isolates
+that DAG one variable at a time, so each listed DAG costs about n nodes.  A node closes when its
+bound is at most the K-th score plus the one optimality tolerance, when its LP is infeasible
+(no DAG: the verifier checks that itself), or when it holds one listed DAG.
 """
 
 from __future__ import annotations
@@ -227,6 +227,7 @@ class _Search:
             if time.perf_counter() >= deadline:
                 complete = False
                 self.open_bound = max(self.open_bound, min(u, self.root_bound(allowed)))
+                node["lambda_of"] = 0          # an open leaf: verify takes the least of both bounds
                 continue
             i, j = self._split(allowed, eta)
             lo, hi = int(cache.offsets[i]), int(cache.offsets[i + 1])
