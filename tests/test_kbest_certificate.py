@@ -155,3 +155,15 @@ def test_cli_kbest_certificate_round_trip(tmp_path):
     p = subprocess.run(run + ["verify", str(src), str(out), str(tmp_path / "bad.gz")], capture_output=True,
                        text=True, cwd=ROOT, check=False)
     assert p.returncode == 2
+
+
+def test_an_unfinished_kbest_tree_is_partial_and_not_verified():
+    cache = random_cache(6, seed=11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = lpbn.solve(cache, k_best=3)
+    cert = json.loads(json.dumps(kbest_certificate(cache, res, time_limit=0.0)))
+    assert cert["covers"] == "partial"
+    report = verify(cache, json.loads(to_json(res)), cert)
+    assert not report.ok and "reported bound" in _failed(report), report.to_text()
+    assert "certificate claim" not in _failed(report)
