@@ -331,22 +331,24 @@ class _Evaluator:
                 self._active[c] = got
         return got
 
-    def bound(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> float:
-        return self.candidate_bounds(allowed, lam)[0]
+    def bound(self, allowed: np.ndarray, lam: list[tuple[int, float]], shared: bool = False) -> float:
+        return self.candidate_bounds(allowed, lam, shared)[0]
 
-    def candidate_bounds(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> tuple[float, np.ndarray]:
+    def candidate_bounds(self, allowed: np.ndarray, lam: list[tuple[int, float]],
+                         shared: bool = False) -> tuple[float, np.ndarray]:
         """U(λ) over ``allowed`` and, per allowed candidate j of variable i, the bound on every
         DAG that uses j: U(λ) - (max_{s ∈ P_i} W_i(s) - W_i(s_j)) (-inf for the others)."""
         pc = self.pc
-        got = self._adj.get(id(lam))
-        if got is None or got[0] is not lam:     # one λ shared by many leaves: its sums once
+        got = self._adj.get(id(lam)) if shared else None
+        if got is None or got[0] is not lam:     # one λ shared by many leaves: its sums kept once
             adj = np.zeros(pc.m)
             const = []
             for c, value in lam:
                 np.add.at(adj, self.active(c), value)
                 const.append(self.clusters[c][1] * value)
             got = (lam, pc.scores + adj, const)
-            self._adj[id(lam)] = got
+            if shared:
+                self._adj[id(lam)] = got
         _, adjusted, const = got
         vals = np.where(allowed, adjusted, -np.inf)
         best = np.maximum.reduceat(vals, pc.offsets[:-1])
@@ -552,7 +554,7 @@ def _walk(pc: PlainCache, parsed: dict, tree, domain: np.ndarray, ev: _Evaluator
     def node_bound(nid: int, allowed: np.ndarray) -> float:
         if nid not in own:
             lam = parsed[nid]["lam"]
-            own[nid] = ev.bound(allowed, lam if lam is not None else [])
+            own[nid] = ev.bound(allowed, lam if lam is not None else [], parsed[nid]["lambda_of"] is not None)
         return own[nid]
 
     worst, worst_leaf = -math.inf, None
