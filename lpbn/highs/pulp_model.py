@@ -332,10 +332,11 @@ def _prove_cbc_point(cache: ScoreCache, control, model: PulpModel, choice: np.nd
     by :func:`lpbn.highs.certify.certify_tree` (an LP branch and bound over the model's
     cluster rows whose every node's bound is eq. 8 of Jaakkola et al. 2010 recomputed with
     ``math.fsum`` from the node LP's sign-corrected row duals, valid for any duals), seeded
-    with the point's score as the target.  A complete tree bounds every DAG by the target plus
-    its largest leaf bound (at most the target plus the closing tolerance) and the rounding of the eq. 8 sums (the margin); an unfinished one
-    (time ran out) by its largest open leaf's bound, status ``time_limit``.  The tree is kept
-    as the answer's certificate (``extra["certificate_tree"]``, checked by ``lpbn verify``)."""
+    with the point's score as the target.  A complete tree bounds every DAG by its largest
+    leaf bound (at most the target plus the closing tolerance) plus the rounding of the eq. 8
+    sums (the margin); an unfinished one (time ran out) by its largest open leaf's bound, status
+    ``time_limit``.  The tree is kept as the answer's certificate (``extra["certificate_tree"]``,
+    checked by ``lpbn verify``)."""
     from .certify import certify_tree
     target = math.fsum(cache.scores[choice].tolist())
     bits = np.asarray(model.clusters.bits, dtype=np.uint64).reshape(-1, cache.words)
