@@ -247,6 +247,7 @@ class VerifyReport:
         return {"ok": self.ok, "bound_verified": self.bound_verified, "covers": self.covers,
                 "score": num(self.score), "reported_bound": num(self.reported_bound),
                 "verified_bound": num(self.verified_bound), "verified_gap": num(self.verified_gap),
+                **({"listed": self.listed, "kth_score": num(self.kth)} if self.listed is not None else {}),
                 "checks": [{"check": n, "ok": ok, "detail": t} for n, ok, t in self.checks],
                 "summary": self.summary()}
 
