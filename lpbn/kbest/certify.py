@@ -112,6 +112,23 @@ def _rows(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray):
     return rows
 
 
+def _fixing(cache: ScoreCache, vals: np.ndarray, const: float, target: float) -> tuple[np.ndarray, float]:
+    """Reduced-cost fixing at the root λ (the certificate's ``"fixing"``, as in the dual's): a
+    DAG that uses candidate j of variable i scores at most U(λ) - (max_s v_i(s) - v_j); the
+    candidates whose such bound is below the K-th score leave every node (verify fixes them
+    itself, at ``"below"`` = the K-th score less the optimality tolerance, so that rounding
+    never fixes a listed DAG's candidate); the search keeps a candidate unless its bound is
+    below by twice that, so verify fixes at least what the search left out.  Returns (the kept
+    candidates, ``below``)."""
+    best = np.maximum.reduceat(vals, cache.offsets[:-1])
+    u = math.fsum(best.tolist()) - const
+    if not (math.isfinite(u) and math.isfinite(target)):
+        return np.ones(cache.m, dtype=bool), -math.inf
+    per = u - (best[cache.family] - vals)
+    tol = OPTIMALITY_TOLERANCE * max(1.0, abs(target))
+    return ~(per < target - 2.0 * tol), target - tol
+
+
 def _sparse(lam: np.ndarray, offset: int) -> dict[str, list]:
     idx = np.flatnonzero(np.asarray(lam) > 0)
     return {"clusters": [int(c) + offset for c in idx], "values": [float(x) for x in np.asarray(lam)[idx]]}
@@ -203,9 +220,9 @@ class _Search:
         j = int(np.argmin(frac))
         return int(cache.family[j]), j
 
-    def run(self, deadline: float) -> bool:
+    def run(self, deadline: float, domain: np.ndarray) -> bool:
         cache = self.cache
-        stack: list[tuple] = [(None, None, np.ones(cache.m, dtype=bool))]
+        stack: list[tuple] = [(None, None, domain.copy())]
         complete = True
         while stack:
             parent, branch, allowed = stack.pop()
@@ -260,7 +277,8 @@ def kbest_certificate(cache: ScoreCache, result: SolveResult, time_limit: float 
     lp_time = None if time_limit is None else max(1.0, 0.2 * float(time_limit))
     bits, ks, lam, vals, const = _lambda(cache, lp_time)
     search = _Search(cache, vals, const, listed, threshold, _rows(cache, bits, ks))
-    complete = search.run(deadline)
+    kept, below = _fixing(cache, vals, const, target)
+    complete = search.run(deadline, kept)
     rows = search.rows
     all_bits, all_k = np.vstack([bits, rows.bits]), np.concatenate([ks, rows.k])
     offset = len(lam)            # the root's λ refers to the dual's clusters, the LP nodes' to the rows after
@@ -276,11 +294,12 @@ def kbest_certificate(cache: ScoreCache, result: SolveResult, time_limit: float 
             "kbest": {"k": k, "listed": len(sols), "kth_score": kth},
             "bound": (target if complete else max(target, search.open_bound)) if math.isfinite(target) else None,
             "covers": "tree" if complete else "partial", "status": result.status,
-            "score": float(result.score), "clusters": clusters, "nodes": search.nodes}
+            "score": float(result.score), "clusters": clusters, "nodes": search.nodes,
+            **({"fixing": [{"lambda": _sparse(lam, 0), "below": below}]} if math.isfinite(below) else {})}
     result.extra = dict(result.extra or {}, certificate_kbest=cert)
     result.stats = dict(result.stats or {})
     result.stats["certificate_by"] = {"method": "k-best tree", "nodes": len(search.nodes), "complete": complete,
-                                      "lp_nodes": search.lp_nodes,
+                                      "lp_nodes": search.lp_nodes, "fixed": int((~kept).sum()),
                                       "seconds": round(time.perf_counter() - t0, 3)}
     return cert
 
