@@ -5,9 +5,11 @@
 a branch-and-bound tree over parent-set fixings whose every leaf is either
 
 (a) bounded at or below the K-th score by eq. 8 of Jaakkola et al. 2010 (with Cussens et al.
-    2017's k-cluster rows) over the leaf's candidates, at one λ >= 0 stored at the root and
-    referenced by the leaf (``"lambda_of"``: valid for any λ, so one λ serves every leaf), or at
-    λ = 0 for a leaf fixed to one DAG (its own score), or with no DAG in its candidates; or
+    2017's k-cluster rows) over the leaf's candidates, at the root's λ referenced by the leaf
+    (``"lambda_of"``: eq. 8 is valid for any λ >= 0, so one λ serves many leaves), at the leaf's
+    own λ, at λ = 0 for a leaf fixed to one DAG (its own score), or with no DAG in its
+    candidates; the candidates that the root's reduced-cost ``"fixing"`` removes are in no DAG
+    above the K-th score; or
 (b) fixed to exactly one DAG of the list (one candidate per variable).
 
 Each split takes one variable i and one parent set s: the child ``"equals"`` keeps i's
