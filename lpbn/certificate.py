@@ -43,6 +43,7 @@ from .cache import ScoreCache
 from .errors import InputError
 from .result import SolveResult
 from .verify import FORMAT, VERSION, cache_fingerprint
+from .verify_dp import MAX_BYTES, table_bytes
 
 #: methods that can write a certificate
 CERTIFYING_METHODS = ("dual", "highs")
@@ -57,6 +58,12 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
          "'fixing', the candidates j with U(fixing.lambda) - (max_s W_i(s) - W_i(s_j)) < 'below' (a bound on "
          "every DAG using j) leave every node, and the largest such bound joins the leaf bounds; a list of them is "
          "applied in order, each over the candidates the ones before it left.")
+
+
+ABOUT_EXHAUSTIVE = ("Exhaustive check: verify recomputes the best score of any DAG over the cache by the subset "
+                    "dynamic programme (Silander & Myllymaki 2006) in plain numpy and compares it with the "
+                    "bound; used when no eq. 8 tree was found in the time given and n * 2^(n-1) two-byte "
+                    "best-parent ranks fit in 1 GiB (n <= 25).")
 
 
 def certify_options(method: str) -> dict[str, Any]:
@@ -82,16 +89,33 @@ def certify_after(cache: ScoreCache, result: SolveResult, time_limit: float | No
     from .solve import solve
     if result.dag is None:
         raise InputError(f"no DAG to certify (status {result.status})")
+    own = (result.extra or {}).get("certificate_tree")
+    if own is not None and own.get("covers", "tree") == "tree":
+        return result        # the method's own proof (pulp-cbc's LP tree after CBC) is complete
     proof = solve(cache, "dual", time_limit=time_limit, certificate=True, incumbent=result.dag)
     tree = dict(proof.extra["certificate_tree"])
     tree["bound"] = proof.upper_bound
     if proof.status != "optimal":
         tree["covers"] = "partial"
     result.extra = dict(result.extra or {}, certificate_tree=tree)
+    exhaustive_if_unfinished(cache, result)
     result.stats = dict(result.stats or {})
     result.stats["certificate_by"] = {"method": "dual", "status": proof.status, "bound": proof.upper_bound,
                                       "seconds": round(proof.seconds, 3)}
     return result
+
+
+def exhaustive_if_unfinished(cache: ScoreCache, result: SolveResult) -> bool:
+    """When the result's eq. 8 tree is unfinished (``covers: "partial"``: dense caches such as
+    letter, where neither the dual's nor the LP's tree closes in the time given) and the cache
+    has few enough variables for verify to recompute the best DAG's score itself
+    (:mod:`lpbn.verify_dp`, n <= 25), mark the result for an exhaustive certificate instead.
+    Returns whether it did."""
+    tree = (result.extra or {}).get("certificate_tree")
+    if tree is None or tree.get("covers") != "partial" or table_bytes(cache.n) > MAX_BYTES:
+        return False
+    result.extra["certificate_exhaustive"] = True
+    return True
 
 
 def _names(cache: ScoreCache, row: np.ndarray) -> list[str]:
@@ -108,6 +132,14 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
     """The certificate of ``result`` (solved with ``certificate=True``) over ``cache``, the cache
     as the user has it (before any pruning: its fingerprint is what verify compares)."""
     extra = result.extra or {}
+    if extra.get("certificate_exhaustive"):
+        return {"format": FORMAT, "version": VERSION, "kind": "exhaustive", "about": ABOUT_EXHAUSTIVE,
+                "method": result.method, "cache": cache_fingerprint(cache),
+                "bound": result.upper_bound if math.isfinite(result.upper_bound) else None,
+                "covers": "exhaustive", "status": result.status,
+                "score": result.score if math.isfinite(result.score) else None}
+    if "certificate_kbest" in extra:       # a k-best list's (lpbn.kbest.certify), already in final form
+        return extra["certificate_kbest"]
     if "certificate_tree" in extra:
         tree = extra["certificate_tree"]
         clusters = [{"members": _names(cache, row), "k": int(k)} for row, k in zip(tree["clusters"], tree["k"])]
@@ -146,9 +178,17 @@ def build_certificate(cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
             **({"fixing": [{"lambda": _sparse(f["lambda"]), "below": f["below"]} for f in fixing]} if fixing else {})}
 
 
-def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult) -> dict[str, Any]:
-    """Build the certificate and write it atomically (gzip when ``path`` ends in .gz)."""
+def write_certificate(path: str | os.PathLike, cache: ScoreCache, result: SolveResult, *,
+                      embed_result: bool = False) -> dict[str, Any]:
+    """Build the certificate and write it atomically (gzip when ``path`` ends in .gz).
+    ``embed_result``: the result (DAG, score, bound) goes in the file too, as ``"result"``, so
+    that ``lpbn verify CACHE CERT`` needs no separate result file (``lpbn learn``)."""
     cert = build_certificate(cache, result)
+    if embed_result:
+        cert = dict(cert, result={"status": result.status, "method": result.method,
+                                  "score": result.score if math.isfinite(result.score) else None,
+                                  "upper_bound": result.upper_bound if math.isfinite(result.upper_bound) else None,
+                                  "parents": {k: list(v) for k, v in result.dag.parent_names().items()}})
     text = json.dumps(cert, separators=(",", ":")) + "\n"
     if str(path).endswith(".gz"):
         with atomic_write(path, "wb") as fh:

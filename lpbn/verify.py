@@ -47,6 +47,8 @@ import numpy as np
 from .errors import InputError
 
 FORMAT = "lpbn-certificate"
+#: the two ways a split divides one variable's candidates: by meeting a set, or by being it
+SIDES = ("disjoint", "meets", "equals", "differs")
 VERSION = 1
 #: relative tolerance of the score comparison and of "the recomputed bound implies the
 #: reported one" (the solvers close a node at 1e-9 relative; the slack covers summation order)
@@ -104,6 +106,12 @@ class PlainCache:
 
     def parents(self, j: int) -> tuple[int, ...]:
         return tuple(int(x) for x in self.items[self.ptr[j]:self.ptr[j + 1]])
+
+    def find(self, i: int, parents: tuple[int, ...]) -> int | None:
+        """The candidate of variable i with exactly these (sorted) parents, or None."""
+        if not hasattr(self, "_where"):
+            self._where = {(int(self.family[j]), self.parents(j)): j for j in range(self.m)}
+        return self._where.get((i, parents))
 
     def mask(self, members) -> np.ndarray:
         w = np.zeros(self.W, dtype=np.uint64)
@@ -194,6 +202,9 @@ class VerifyReport:
     reported_bound: float = math.nan
     verified_bound: float = math.nan
     covers: str | None = None
+    #: k-best certificates: how many DAGs are listed and the smallest listed score
+    listed: int | None = None
+    kth: float = math.nan
 
     def add(self, name: str, passed: bool, text: str) -> bool:
         self.checks.append((name, bool(passed), text))
@@ -216,6 +227,9 @@ class VerifyReport:
         return [t for _, ok, t in self.checks if not ok]
 
     def summary(self) -> str:
+        if self.listed is not None and self.ok and math.isfinite(self.kth):
+            return (f"k-best list verified: {self.listed} DAGs listed (the last scores {self.kth:.12g}); every "
+                    f"DAG not listed scores at most {self.verified_bound:.12g}")
         if self.bound_verified:
             return (f"bound verified: every DAG scores at most {self.verified_bound:.12g}; the DAG scores "
                     f"{self.score:.12g} (verified gap {self.verified_gap:.3e})")
@@ -233,6 +247,7 @@ class VerifyReport:
         return {"ok": self.ok, "bound_verified": self.bound_verified, "covers": self.covers,
                 "score": num(self.score), "reported_bound": num(self.reported_bound),
                 "verified_bound": num(self.verified_bound), "verified_gap": num(self.verified_gap),
+                **({"listed": self.listed, "kth_score": num(self.kth)} if self.listed is not None else {}),
                 "checks": [{"check": n, "ok": ok, "detail": t} for n, ok, t in self.checks],
                 "summary": self.summary()}
 
@@ -264,11 +279,7 @@ def _check_dag(pc: PlainCache, result: dict, report: VerifyReport, rtol: float) 
         if len(set(want)) != len(want):
             report.add("dag", False, f"parents of {v} repeat a variable")
             return
-        found = None
-        for j in range(int(pc.offsets[i]), int(pc.offsets[i + 1])):
-            if pc.parents(j) == want:
-                found = j
-                break
+        found = pc.find(i, want)
         if found is None:
             report.add("dag", False, f"parent set {{{', '.join(ps)}}} of {v} is not a candidate of the cache")
             return
@@ -308,6 +319,7 @@ class _Evaluator:
         self.clusters = clusters
         self.domain = domain
         self._active: dict[int, np.ndarray] = {}
+        self._adj: dict[int, tuple] = {}
 
     def active(self, c: int) -> np.ndarray:
         """Candidates j whose variable is in C_c and |s_j ∩ C_c| < k_c (I_C(s_j) = 1)."""
@@ -320,19 +332,26 @@ class _Evaluator:
                 self._active[c] = got
         return got
 
-    def bound(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> float:
-        return self.candidate_bounds(allowed, lam)[0]
+    def bound(self, allowed: np.ndarray, lam: list[tuple[int, float]], shared: bool = False) -> float:
+        return self.candidate_bounds(allowed, lam, shared)[0]
 
-    def candidate_bounds(self, allowed: np.ndarray, lam: list[tuple[int, float]]) -> tuple[float, np.ndarray]:
+    def candidate_bounds(self, allowed: np.ndarray, lam: list[tuple[int, float]],
+                         shared: bool = False) -> tuple[float, np.ndarray]:
         """U(λ) over ``allowed`` and, per allowed candidate j of variable i, the bound on every
         DAG that uses j: U(λ) - (max_{s ∈ P_i} W_i(s) - W_i(s_j)) (-inf for the others)."""
         pc = self.pc
-        adj = np.zeros(pc.m)
-        const = []
-        for c, value in lam:
-            np.add.at(adj, self.active(c), value)
-            const.append(self.clusters[c][1] * value)
-        vals = np.where(allowed, pc.scores + adj, -np.inf)
+        got = self._adj.get(id(lam)) if shared else None
+        if got is None or got[0] is not lam:     # one λ shared by many leaves: its sums kept once
+            adj = np.zeros(pc.m)
+            const = []
+            for c, value in lam:
+                np.add.at(adj, self.active(c), value)
+                const.append(self.clusters[c][1] * value)
+            got = (lam, pc.scores + adj, const)
+            if shared:
+                self._adj[id(lam)] = got
+        _, adjusted, const = got
+        vals = np.where(allowed, adjusted, -np.inf)
         best = np.maximum.reduceat(vals, pc.offsets[:-1])
         if np.any(best == -np.inf):
             return -math.inf, np.full(pc.m, -math.inf)
@@ -398,10 +417,10 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
             if branch is not None:
                 raise CertificateError(f"node {nid}: the root has no branch")
         else:
-            if not isinstance(branch, dict) or branch.get("side") not in ("disjoint", "meets") \
+            if not isinstance(branch, dict) or branch.get("side") not in SIDES \
                     or not isinstance(branch.get("variable"), str) or branch.get("variable") not in pc.index or not isinstance(branch.get("set"), list):
                 raise CertificateError(f"node {nid}: branch must be {{'variable', 'set', 'side': "
-                                       "'disjoint'|'meets'}} over the cache's variables")
+                                       "'disjoint'|'meets'|'equals'|'differs'}} over the cache's variables")
             if not all(isinstance(v, str) for v in branch["set"]):
                 raise CertificateError(f"node {nid}: the branch set must list variable names")
             try:
@@ -424,7 +443,17 @@ def _parse_certificate(cert: dict, pc: PlainCache, report: VerifyReport):
                 report.add("lambda", False, f"node {nid}: λ of cluster {c} is {x} (must be finite and >= 0)")
                 return None
             lam.append((c, x))
-        parsed[nid] = {"parent": nd.get("parent"), "branch": branch, "lam": lam if "lambda" in nd else None}
+        ref = nd.get("lambda_of")
+        if ref is not None and (isinstance(ref, bool) or not isinstance(ref, int)):
+            raise CertificateError(f"node {nid}: 'lambda_of' must be a node id")
+        parsed[nid] = {"parent": nd.get("parent"), "branch": branch, "lam": lam if "lambda" in nd else None,
+                       "lambda_of": ref if "lambda" not in nd else None, "listed": nd.get("listed") is True}
+    for nid, nd in parsed.items():       # a leaf may use another node's λ over its own candidates
+        ref = nd["lambda_of"]
+        if ref is not None:
+            if ref not in parsed or parsed[ref]["lam"] is None:
+                raise CertificateError(f"node {nid}: 'lambda_of' names node {ref}, which has no lambda")
+            nd["lam"] = parsed[ref]["lam"]
     return clusters, parsed
 
 
@@ -449,7 +478,7 @@ def _check_tree(parsed: dict, report: VerifyReport):
             report.add("tree", False, f"node {nid} has {len(ch)} children (a split needs exactly 2)")
             return None
         a, b = (parsed[c]["branch"] for c in ch)
-        if a[:2] != b[:2] or {a[2], b[2]} != {"disjoint", "meets"}:
+        if a[:2] != b[:2] or {a[2], b[2]} not in ({"disjoint", "meets"}, {"equals", "differs"}):
             report.add("tree", False, f"the children of node {nid} do not split one variable's parent sets "
                        "both ways on one set, so they do not cover every DAG")
             return None
@@ -513,7 +542,66 @@ def _fix_once(spec, ev: _Evaluator, domain: np.ndarray, n_clusters: int, report:
     return bound, domain & ~fixed
 
 
-def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
+def _walk(pc: PlainCache, parsed: dict, tree, domain: np.ndarray, ev: _Evaluator, threshold: float,
+          listed: set | None, report: VerifyReport):
+    """Every leaf's bound, depth first: the least of its path's U(λ) (each valid for its
+    DAGs), stopping as soon as one is at most ``threshold``; else -inf if its candidates admit
+    no DAG.  A leaf marked ``listed`` (k-best certificates) must hold exactly one candidate per
+    variable forming a DAG of ``listed``; it is excluded.  Returns (the largest bound, its leaf,
+    the number of leaves, of listed leaves); (nan, None, None, None) after a failed check."""
+    root, children = tree
+    own: dict[int, float] = {}
+
+    def node_bound(nid: int, allowed: np.ndarray) -> float:
+        if nid not in own:
+            lam = parsed[nid]["lam"]
+            own[nid] = ev.bound(allowed, lam if lam is not None else [], parsed[nid]["lambda_of"] is not None)
+        return own[nid]
+
+    worst, worst_leaf = -math.inf, None
+    stack = [(root, domain.copy(), [])]
+    leaves = listed_leaves = 0
+    while stack:
+        nid, allowed, path = stack.pop()
+        path = path + [(nid, allowed)]
+        if children[nid]:
+            for c in children[nid]:
+                i, members, side = parsed[c]["branch"]
+                lo, hi = int(pc.offsets[i]), int(pc.offsets[i + 1])
+                sub = allowed.copy()
+                if side in ("equals", "differs"):     # the parent set is exactly the branch set
+                    hit = np.all(pc.bits[lo:hi] == pc.mask(members)[None, :], axis=1)
+                    sub[lo:hi] &= hit if side == "equals" else ~hit
+                else:
+                    hit = pc.meets(pc.mask(members))[lo:hi] > 0
+                    sub[lo:hi] &= hit if side == "meets" else ~hit
+                stack.append((c, sub, path))
+            continue
+        leaves += 1
+        if parsed[nid]["listed"]:
+            choice = tuple(int(j) for j in np.flatnonzero(allowed))
+            if listed is None or len(choice) != pc.n or choice not in listed:
+                report.add("listed leaf", False, f"leaf {nid} is marked listed, but its candidates are not "
+                           "exactly one DAG of the result's list")
+                return math.nan, None, None, None
+            listed_leaves += 1
+            continue
+        b = math.inf
+        for pid, pallowed in reversed(path):
+            if parsed[pid]["lam"] is None and pid != nid:
+                continue
+            b = min(b, node_bound(pid, pallowed))
+            if b <= threshold:
+                break
+        if b > threshold and not pc.admits_dag(allowed):
+            b = -math.inf
+        if b > worst:
+            worst, worst_leaf = b, nid
+    return worst, worst_leaf, leaves, listed_leaves
+
+
+def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float,
+                  listed: set | None = None, what: str = "reported upper bound") -> None:
     got = _parse_certificate(cert, pc, report)
     if got is None:
         return
@@ -521,7 +609,6 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
     tree = _check_tree(parsed, report)
     if tree is None:
         return
-    root, children = tree
     candidates = cert.get("candidates", "all")
     if candidates == "non-dominated":
         domain = pc.non_dominated()
@@ -537,50 +624,17 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
         return
     tol = rtol * max(1.0, abs(target)) if math.isfinite(target) else 0.0
     threshold = target + tol
-    own: dict[int, float] = {}
-
-    def node_bound(nid: int, allowed: np.ndarray) -> float:
-        if nid not in own:
-            lam = parsed[nid]["lam"]
-            own[nid] = ev.bound(allowed, lam if lam is not None else [])
-        return own[nid]
-
-    # depth-first; each leaf's bound is the least of its path's U(λ) (each valid for its DAGs),
-    # stopping as soon as one is below the target; else its own λ = 0 bound and feasibility
-    worst, worst_leaf = -math.inf, None
-    stack = [(root, domain.copy(), [])]
-    leaves = 0
-    while stack:
-        nid, allowed, path = stack.pop()
-        path = path + [(nid, allowed)]
-        if children[nid]:
-            for c in children[nid]:
-                i, members, side = parsed[c]["branch"]
-                lo, hi = int(pc.offsets[i]), int(pc.offsets[i + 1])
-                hit = pc.meets(pc.mask(members))[lo:hi] > 0
-                sub = allowed.copy()
-                sub[lo:hi] &= hit if side == "meets" else ~hit
-                stack.append((c, sub, path))
-            continue
-        leaves += 1
-        b = math.inf
-        for pid, pallowed in reversed(path):
-            if parsed[pid]["lam"] is None and pid != nid:
-                continue
-            b = min(b, node_bound(pid, pallowed))
-            if b <= threshold:
-                break
-        if b > threshold and not pc.admits_dag(allowed):
-            b = -math.inf
-        if b > worst:
-            worst, worst_leaf = b, nid
+    worst, worst_leaf, leaves, listed_leaves = _walk(pc, parsed, tree, domain, ev, threshold, listed, report)
+    if leaves is None:
+        return
     if fixed_bound > worst:
         worst, worst_leaf = fixed_bound, None
     report.verified_bound = worst
     report.covers = cert.get("covers", "tree")
     report.add("certificate bound", True,
-               f"{leaves} leaf bound(s) recomputed {note}; the largest is {worst:.12g}"
-               + (f" (leaf {worst_leaf})" if worst_leaf is not None and leaves > 1 else ""))
+               f"{leaves - listed_leaves} leaf bound(s) recomputed {note}; the largest is {worst:.12g}"
+               + (f" (leaf {worst_leaf})" if worst_leaf is not None and leaves > 1 else "")
+               + (f"; {listed_leaves} leaf/leaves fixed to a listed DAG" if listed is not None else ""))
     claimed = _num(cert.get("bound"), "the certificate's bound")
     if math.isfinite(claimed) and worst > claimed + rtol * max(1.0, abs(claimed)):
         report.add("certificate claim", False, f"the recomputed bound {worst:.12g} exceeds the certificate's "
@@ -589,17 +643,84 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
         if report.covers == "root":
             report.add("reported bound", False,
                        f"the certificate covers the root LP only: it verifies the LP bound {worst:.12g}, "
-                       f"not the reported upper bound {target:.12g} (proved by the solver's branch and bound, "
+                       f"not the {what} {target:.12g} (proved by the solver's branch and bound, "
                        "which this certificate does not record)")
         elif report.covers == "partial":
             report.add("reported bound", False,
                        f"the certificate's tree is unfinished (its time ran out): it verifies the bound "
-                       f"{worst:.12g}, not the reported upper bound {target:.12g}")
+                       f"{worst:.12g}, not the {what} {target:.12g}")
         else:
-            report.add("reported bound", False, f"the recomputed bound {worst:.12g} is above the reported upper "
-                       f"bound {target:.12g}: the certificate does not prove it")
+            report.add("reported bound", False, f"the recomputed bound {worst:.12g} is above the {what} "
+                       f"{target:.12g}: the certificate does not prove it")
     else:
-        report.add("reported bound", True, f"recomputed bound {worst:.12g} <= reported upper bound {target:.12g}")
+        report.add("reported bound", True, f"recomputed bound {worst:.12g} <= {what} {target:.12g}")
+
+
+def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
+    """``"kind": "exhaustive"``: the best score of any DAG recomputed (:mod:`lpbn.verify_dp`)
+    must not exceed the reported bound."""
+    from .verify_dp import MAX_BYTES, best_dag_score, table_bytes
+    if cert.get("format") != FORMAT:
+        raise CertificateError(f"not an lpbn certificate (format {cert.get('format')!r}, expected {FORMAT!r})")
+    if cert.get("version") != VERSION:
+        raise CertificateError(f"certificate version {cert.get('version')!r} is not supported")
+    fp = cert.get("cache")
+    if not isinstance(fp, dict):
+        raise CertificateError("the certificate has no 'cache' fingerprint")
+    mine = pc.fingerprint
+    if any(fp.get(k) != mine[k] for k in ("n", "variables", "candidates", "sha256")):
+        report.add("cache", False, "the certificate is for a different cache (fingerprint differs)")
+        return
+    report.add("cache", True, f"fingerprint matches ({mine['n']} variables, {mine['candidates']} candidate sets)")
+    if not math.isfinite(target):
+        report.add("reported bound", False, "the result reports no finite upper bound to verify")
+        return
+    if table_bytes(pc.n) > MAX_BYTES:
+        report.add("exhaustive", False, f"the exhaustive check over {pc.n} variables needs "
+                   f"{table_bytes(pc.n) / 2**30:.1f} GiB of tables (at most {MAX_BYTES / 2**30:.0f} GiB)")
+        return
+    best = best_dag_score(pc)
+    report.verified_bound = best
+    report.covers = "exhaustive"
+    report.add("exhaustive", True, f"the best DAG over all {pc.m} candidate sets, recomputed by the subset DP, "
+               f"scores {best:.12g}")
+    ok = best <= target + rtol * max(1.0, abs(target))
+    report.add("reported bound", ok, f"recomputed best {best:.12g} {'<=' if ok else '>'} reported upper bound "
+               f"{target:.12g}")
+
+
+def _check_list(pc: PlainCache, res: dict, cert: dict, report: VerifyReport, rtol: float):
+    """A k-best result's list (``solutions``): every DAG's parent sets are candidates, acyclic,
+    re-scored as claimed, no DAG twice, at least K of them (or the certificate must show no
+    other DAG exists).  Returns (the listed DAGs as tuples of candidate indices, the smallest
+    listed score, or -inf with fewer than K), or None after a failed check."""
+    sols, spec = res.get("solutions"), cert.get("kbest")
+    if not isinstance(sols, list) or not sols:
+        raise CertificateError("a k-best certificate needs the k-best result (`lpbn solve --k-best K --format json`)")
+    if not isinstance(spec, dict) or isinstance(spec.get("k"), bool) or not isinstance(spec.get("k"), int) \
+            or spec["k"] < 1:
+        raise CertificateError("the k-best certificate has no 'kbest': {'k': K} (a positive integer)")
+    listed, kth = set(), math.inf
+    for r, sol in enumerate(sols):
+        if not isinstance(sol, dict) or not isinstance(sol.get("parents"), dict):
+            raise CertificateError(f"solution {r + 1}: expected {{'score', 'parents': {{...}}}}")
+        sub = VerifyReport()
+        _check_dag(pc, sol, sub, rtol)
+        if not sub.ok:
+            report.add("list", False, f"listed DAG {r + 1}: " + "; ".join(sub.failures))
+            return None
+        choice = tuple(pc.find(pc.index[v], tuple(sorted(pc.index[p] for p in ps)))
+                       for v, ps in sorted(sol["parents"].items(), key=lambda kv: pc.index[kv[0]]))
+        if choice in listed:
+            report.add("list", False, f"listed DAG {r + 1} appears twice in the list")
+            return None
+        listed.add(choice)
+        kth = min(kth, sub.score)
+    k = spec["k"]
+    report.listed, report.kth = len(listed), kth
+    report.add("list", True, f"{len(listed)} distinct listed DAG(s), each acyclic, over candidates and re-scored "
+               f"(the last scores {kth:.12g}; K = {k})")
+    return listed, (kth if len(listed) >= k else -math.inf)
 
 
 def verify(cache, result, certificate=None, *, rtol: float = RTOL) -> VerifyReport:
@@ -617,6 +738,8 @@ def verify(cache, result, certificate=None, *, rtol: float = RTOL) -> VerifyRepo
     pc = PlainCache(cache)
     res = _load_json(result, "result")
     cert = _load_json(certificate, "certificate") if certificate is not None else None
+    if cert is None and res.get("format") == FORMAT and isinstance(res.get("result"), dict):
+        cert, res = res, res["result"]      # a certificate with its result embedded (lpbn learn)
     if res.get("format") == FORMAT:
         raise CertificateError("RESULT is a certificate; the arguments are CACHE RESULT [CERTIFICATE]")
     if cert is not None and cert.get("format") != FORMAT and "parents" in cert:
@@ -624,7 +747,14 @@ def verify(cache, result, certificate=None, *, rtol: float = RTOL) -> VerifyRepo
     report = VerifyReport()
     report.reported_bound = _num(res.get("upper_bound"), "the result's upper_bound")
     _check_dag(pc, res, report, rtol)
-    if cert is not None:
+    if cert is not None and cert.get("kind") == "exhaustive":
+        _verify_exhaustive(pc, cert, report, report.reported_bound, rtol)
+    elif cert is not None and cert.get("kind") == "k-best":
+        got = _check_list(pc, res, cert, report, rtol)
+        if got is not None:
+            listed, kth = got
+            _verify_bound(pc, cert, report, kth, rtol, listed, what="score of the list's last DAG")
+    elif cert is not None:
         target = report.reported_bound
         if not math.isfinite(target):
             report.add("reported bound", False, "the result reports no finite upper bound to verify")

@@ -124,8 +124,11 @@ def _plant(method, monkeypatch):
         from lpbn.dual.state import DualState
         monkeypatch.setattr(DualState, "value", _lower(DualState.value))
     elif method in ("highs", "pulp-cbc"):
+        from lpbn.highs import certify
         from lpbn.lp.model import EtaLP
         monkeypatch.setattr(EtaLP, "safe_bound", _lower(EtaLP.safe_bound))
+        # pulp-cbc's bound after CBC: lpbn's LP tree's eq. 8 bounds (never CBC's claim)
+        monkeypatch.setattr(certify._Rows, "bound", _lower(certify._Rows.bound))
     elif method == "bfbnb":
         from lpbn.bfbnb import search
         monkeypatch.setattr(search, "tree_bound", _lower(search.tree_bound))
@@ -143,6 +146,30 @@ def test_a_planted_invalid_bound_is_caught(method, monkeypatch):
     res = lpbn.solve(cache, method=method, time_limit=60)
     assert res.status == "error", (method, res)
     assert "invalid bound" in res.message and repr(method) in res.message, res.message
+
+
+def test_pulp_cbc_bound_comes_from_lpbns_proof_not_from_cbc(monkeypatch):
+    """Without root cuts, pulp-cbc's only bound is the one lpbn proves after CBC: a planted
+    error there is caught, and a proof that does not finish leaves CBC's claim unreported."""
+    from lpbn.highs import certify
+    cache = random_cache(6, seed=3)
+    good = lpbn.solve(cache, method="pulp-cbc", root_cuts=False)
+    assert good.status == "optimal" and good.stats["bound_source"] == "lpbn-tree-after-cbc"
+    assert good.extra["certificate_tree"].get("covers", "tree") == "tree"
+    with monkeypatch.context() as m:
+        m.setattr(certify._Rows, "bound", _lower(certify._Rows.bound))
+        res = lpbn.solve(cache, method="pulp-cbc", root_cuts=False)
+    assert res.status == "error" and "invalid bound" in res.message, res
+    real = certify.certify_tree
+
+    def unfinished(cache, bits, ks, target, **kw):
+        proof = real(cache, bits, ks, target, **kw)
+        proof.complete, proof.bound = False, target + 7.0      # as if time ran out on a leaf at +7
+        return proof
+    monkeypatch.setattr(certify, "certify_tree", unfinished)
+    res = lpbn.solve(cache, method="pulp-cbc", root_cuts=False)
+    assert res.status != "optimal" and res.upper_bound >= res.score + 7.0, res
+    assert res.extra["certificate_tree"]["covers"] == "partial"
 
 
 def test_a_solver_failure_is_a_status_not_a_traceback(monkeypatch):

@@ -52,6 +52,11 @@ def add_arguments(p) -> None:
                         "(default: maximum likelihood)")
     p.add_argument("--jobs", type=int, metavar="J", help="scoring worker processes (default: every core)")
     p.add_argument("--quiet", action="store_true", help="no progress lines or certificate on stderr")
+    p.add_argument("--certificate", metavar="FILE",
+                   help="bound certificate to write (default with -o NET.EXT: NET.cert.json.gz beside it, with the "
+                        "solved cache as NET.cache.jkl); check it with `lpbn verify NET.cache.jkl NET.cert.json.gz`")
+    p.add_argument("--no-certificate", action="store_true",
+                   help="write no certificate (and no cache) beside the network")
     from ..constraints import add_arguments as add_constraint_arguments
     add_constraint_arguments(p, what="the network")
 
@@ -142,10 +147,13 @@ def run(args) -> int:
             f"  {v} <- {', '.join(ps) if ps else '{}'}\n" for v, ps in res.dag.parent_names().items())
     if text is not None:
         emit(text, out)
+    proof = _write_proof(args, res, out)
     if fmt != "text" and not args.quiet:
         sys.stderr.write(certificate_text(res))
         if out is not None:
             print(f"network:      -> {out} ({fmt})", file=sys.stderr)
+        if proof:
+            print(f"certificate:  -> {proof}", file=sys.stderr)
     by = res.stats.get("interrupted_by")
     if by:      # SIGINT/SIGTERM stopped the solve: the network is written, exit 130/143
         _raise_interrupted(by)
@@ -153,6 +161,56 @@ def run(args) -> int:
         print(f"lpbn: {res.status}: the network is the best DAG found so far (gap {res.gap:.3%} "
               f"{scope_text(res.bound_scope)})", file=sys.stderr)
     return 0
+
+
+def proof_paths(args, out: str | None) -> tuple[str, str] | None:
+    """Where ``lpbn learn`` writes its certificate and the cache it solved: ``--certificate``
+    (the cache beside it), else beside ``-o NET.EXT`` as NET.cert.json.gz and NET.cache.jkl;
+    None with ``--no-certificate`` or without a file to write beside."""
+    if args.no_certificate:
+        return None
+    cert = args.certificate
+    if cert is None:
+        if out is None:
+            return None
+        low = out.lower()
+        stem = out
+        for ext in sorted(FORMATS, key=len, reverse=True):
+            if low.endswith(ext):
+                stem = out[:-len(ext)]
+                break
+        cert = stem + ".cert.json.gz"
+    base = cert
+    for ext in (".gz", ".json", ".cert"):
+        base = base[:-len(ext)] if base.lower().endswith(ext) else base
+    return cert, base + ".cache.jkl"
+
+
+def _write_proof(args, res, out: str | None) -> str | None:
+    """The certificate of the learned network's bound, beside it by default (issue 54): the
+    cache learn solved is written (jkl, scores bit-exact) and read back, and the certificate
+    (``lpbn.certificate``: the method's own, or the dual's tree seeded with the answer,
+    :func:`lpbn.certificate.certify_after`, within --time-limit) is built over that file, with
+    the result embedded, so ``lpbn verify CACHE CERT`` checks it.  Constrained solves have no
+    certificate (said on stderr).  Returns what was written, or None."""
+    paths = proof_paths(args, out)
+    if paths is None or res.dag is None:
+        return None
+    if res.stats.get("constraints"):
+        print("lpbn: no certificate: certificates of constrained solves are not supported", file=sys.stderr)
+        return None
+    from ..certificate import certify_after, write_certificate
+    from ..formats import read_scores, write_scores
+    cert_path, cache_path = paths
+    write_scores(res.cache, cache_path, "jkl")
+    on_disk = read_scores(cache_path)
+    if "certificate_lp" not in (res.extra or {}):   # (certify_after keeps a method's own complete tree)
+        certify_after(on_disk, res, time_limit=args.time_limit)
+    cert = write_certificate(cert_path, on_disk, res, embed_result=True)
+    if cert.get("covers") == "partial":
+        print(f"lpbn: the certificate's proof did not finish within the time limit: it proves "
+              f"{cert.get('bound')}, not the reported bound", file=sys.stderr)
+    return f"{cert_path} (over {cache_path})"
 
 
 def _save_json_gz(d: dict, path: str) -> None:

@@ -61,8 +61,10 @@ def add_arguments(p) -> None:
     p.add_argument("-o", "--output", help="write the result here (atomically) instead of stdout")
     p.add_argument("--certificate", metavar="FILE",
                    help="write what proves the upper bound (JSON, gzip if FILE ends in .gz), for `lpbn "
-                        "verify FILE RESULT CERT`: dual and highs record theirs, every other method's answer "
-                        "is certified afterwards by the dual's branch and bound seeded with it")
+                        "verify FILE RESULT CERT`: dual and highs record theirs (pulp-cbc its LP tree), every "
+                        "other method's answer is certified afterwards by the dual's branch and bound seeded "
+                        "with it (an unfinished tree on <= 25 variables: an exhaustive check); with --k-best, "
+                        "that no DAG outside the list scores above its last")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", action="store_true", default=None, help="progress lines on stderr")
     g.add_argument("--quiet", action="store_false", dest="progress", help="no progress lines")
@@ -169,12 +171,27 @@ def _run_kbest(args, cache) -> int:
     else:
         text = format_kbest(result)
     emit(text, args.output)
+    if getattr(args, "certificate", None):
+        _kbest_certificate(args, cache, result)
     by = result.stats.get("interrupted_by")
     if by:
         raise Interrupted(signal.Signals[by], f"interrupted by {by}: {result.message}")
     if result.status != "optimal":
         print(f"lpbn: {result.status}: {result.message}", file=sys.stderr)
     return 0
+
+
+def _kbest_certificate(args, cache, result) -> None:
+    """``--k-best K --certificate FILE``: the proof that no DAG outside the list scores above
+    its K-th (:mod:`lpbn.kbest.certify`), written when the list is proven; an unproven list
+    has nothing to certify (said on stderr, no file)."""
+    if result.status != "optimal" or result.stats.get("interrupted_by"):
+        print(f"lpbn: no certificate written: the list is not proven ({result.status})", file=sys.stderr)
+        return
+    from ..certificate import write_certificate
+    from ..kbest.certify import kbest_certificate
+    kbest_certificate(cache, result, time_limit=_remaining(args.time_limit))
+    write_certificate(args.certificate, cache, result)
 
 
 def _help_options(args) -> int:
@@ -203,8 +220,8 @@ def run(args) -> int:
     if args.data and args.format != "bif":
         raise InputError("--data is used with --format bif only")
     cache = read_scores(args.file)
-    if getattr(args, "certificate", None) and (args.k_best is not None or args.classes):
-        raise InputError("--certificate proves one result's bound; it is not written with --k-best")
+    if getattr(args, "certificate", None) and args.classes:
+        raise InputError("--certificate with --k-best covers lists of DAGs, not of equivalence classes (--classes)")
     if args.k_best is not None or args.classes:
         return _run_kbest(args, cache)
     original = cache        # a certificate names the cache as the user has it
@@ -228,6 +245,9 @@ def run(args) -> int:
     if after:
         from ..certificate import certify_after
         certify_after(cache, result, time_limit=_remaining(args.time_limit))
+    elif getattr(args, "certificate", None):
+        from ..certificate import exhaustive_if_unfinished
+        exhaustive_if_unfinished(cache, result)
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=1) + "\n"
     elif args.format == "dot":

@@ -15,7 +15,8 @@ DESCRIPTION = (HELP + ". RESULT is `lpbn solve --format json` output, CERT what 
 
 def add_arguments(p) -> None:
     p.add_argument("cache", help="the score file the result was solved from (jkl or pss, optionally .gz)")
-    p.add_argument("result", help="the result JSON (lpbn solve --format json -o RESULT)")
+    p.add_argument("result", help="the result JSON (lpbn solve --format json -o RESULT), or a certificate that "
+                                  "embeds its result (lpbn learn's NET.cert.json.gz)")
     p.add_argument("certificate", nargs="?", default=None,
                    help="the certificate (lpbn solve --certificate CERT); without it only the DAG is checked")
     p.add_argument("--format", choices=("text", "json"), default="text")

@@ -51,11 +51,14 @@ ROUNDS_PER_NODE = 8
 class TreeProof:
     """The recorded search: ``tree`` in :mod:`lpbn.certificate`'s ``certificate_tree`` form;
     ``complete`` when every leaf is closed; ``bound`` the largest open-leaf bound (−inf when
-    complete: the target is then what it proves); ``nodes`` evaluated, ``seconds``."""
+    complete: the target is then what it proves); ``closed_bound`` the largest bound of a
+    closed leaf (at most the target's closing threshold; what a complete tree proves exactly);
+    ``nodes`` evaluated, ``seconds``."""
 
     tree: dict
     complete: bool
     bound: float
+    closed_bound: float = -math.inf
     nodes: int = 0
     seconds: float = 0.0
     stats: dict = field(default_factory=dict)
@@ -115,7 +118,7 @@ def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: fl
     lams: dict[int, np.ndarray] = {}
     stack: list[tuple[int, int | None, tuple | None, np.ndarray, float]] = [
         (0, None, None, np.ones(m, dtype=np.bool_), math.inf)]
-    next_id, evaluated, open_bound, cuts = 1, 0, -math.inf, 0
+    next_id, evaluated, open_bound, closed_bound, cuts = 1, 0, -math.inf, -math.inf, 0
     while stack:
         nid, parent, branch, allowed, inherited = stack.pop()
         nodes[nid] = (parent, branch)
@@ -147,6 +150,7 @@ def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: fl
                 break
         u = min(u, inherited)
         if u <= threshold:
+            closed_bound = max(closed_bound, u)
             continue
         split = strong_edge_split(cache, lp, eta, allowed, u, threshold) if eta is not None else None
         if split is None or time.perf_counter() >= deadline:   # out of time, or integral above the target
@@ -167,5 +171,9 @@ def certify_tree(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray, target: fl
     lams = {nid: np.concatenate([lam, np.zeros(K - len(lam))]) for nid, lam in lams.items()}
     tree = {"clusters": rows.bits, "k": rows.k, "nodes": nodes, "lambda": lams, "candidates": candidates}
     complete = open_bound == -math.inf
-    return TreeProof(tree, complete, open_bound, evaluated, time.perf_counter() - t0,
+    return TreeProof(tree, complete, open_bound, closed_bound, evaluated, time.perf_counter() - t0,
                      {"certificate_nodes": evaluated, "certificate_clusters_added": cuts})
+
+
+#: the cluster rows with their eq. 8 evaluator, for other recorded LP trees (lpbn.kbest.certify)
+Rows = _Rows

@@ -33,7 +33,7 @@ from ..atomic import atomic_write
 from ..cache import ScoreCache
 from ..lp.clusters import ClusterFamily, cluster_rows_csr
 from ..errors import InputError
-from ..bound import mip_margin
+from ..bound import rounding_margin
 from ..result import ERROR, OPTIMAL, SolveResult
 from ..incumbent import Incumbent, choice_is_acyclic
 from .ilp import decode_choice
@@ -309,17 +309,13 @@ def solve_pulp_cbc(cache: ScoreCache, control, **options) -> SolveResult:
         from ..lp.model import choice_from_eta
         choice = choice_from_eta(cache, x)
         proved = status == "Optimal" and sol_status in (None, pulp.LpSolutionOptimal)
-        if proved:
-            # CBC (through PuLP) reports no dual bound, only that it proved its point optimal
-            # within its tolerances: that claim, with the same solver-tolerance margin as
-            # HiGHS's MIP dual bound (lpbn.bound.mip_margin), never the point's score as such
-            margin = mip_margin(cache.n)
-            control.improved(bound=math.fsum(cache.scores[choice].tolist()) + margin, margin=margin)
-            stats["bound_source"] = "cbc-proof+margin"
         if choice_is_acyclic(cache, choice):
             offer(choice)
             if proved:
-                return finish(OPTIMAL)
+                # CBC reports no dual bound, only that it proved its point optimal within its
+                # own tolerances: not a bound lpbn reports.  lpbn proves it again from duals
+                # it recomputes itself (_prove_cbc_point) and reports what that proves
+                return _prove_cbc_point(cache, control, model, choice, stats, prune, finish)
             continue
         cuts = incumbent_clusters(cache, choice)
         added = model.add_clusters(np.array(cuts)) if cuts else 0
@@ -327,6 +323,41 @@ def solve_pulp_cbc(cache: ScoreCache, control, **options) -> SolveResult:
         offer(decode_choice(cache, x))
         if not added:
             return finish(ERROR, "a cyclic incumbent violates no new cluster (numerical trouble)")
+
+
+def _prove_cbc_point(cache: ScoreCache, control, model: PulpModel, choice: np.ndarray, stats: dict,
+                     prune: bool, finish) -> SolveResult:
+    """The bound after CBC proved ``choice`` (acyclic) optimal: CBC's claim rests on its own
+    tolerances, presolve and cuts, none of which lpbn can check, so the bound is proved again
+    by :func:`lpbn.highs.certify.certify_tree` (an LP branch and bound over the model's
+    cluster rows whose every node's bound is eq. 8 of Jaakkola et al. 2010 recomputed with
+    ``math.fsum`` from the node LP's sign-corrected row duals, valid for any duals), seeded
+    with the point's score as the target.  A complete tree bounds every DAG by its largest
+    leaf bound (at most the target plus the closing tolerance) plus the rounding of the eq. 8
+    sums (the margin); an unfinished one (time ran out) by its largest open leaf's bound, status
+    ``time_limit``.  The tree is kept as the answer's certificate (``extra["certificate_tree"]``,
+    checked by ``lpbn verify``)."""
+    from .certify import certify_tree
+    target = math.fsum(cache.scores[choice].tolist())
+    bits = np.asarray(model.clusters.bits, dtype=np.uint64).reshape(-1, cache.words)
+    proof = certify_tree(cache, bits, np.ones(len(bits), dtype=np.int64), target,
+                         time_limit=control.remaining(), candidates="non-dominated" if prune else "all")
+    lams = proof.tree["lambda"].values()
+    scale = float(np.abs(cache.scores).max()) * cache.n + max((float(np.sum(lam)) for lam in lams), default=0.0)
+    rounding = rounding_margin(2.0 * scale, cache.n + len(proof.tree["k"]))
+    stats.update(proof.stats, bound_source="lpbn-tree-after-cbc", proof_seconds=round(proof.seconds, 3),
+                 proof_complete=proof.complete)
+    tree = proof.tree
+    if proof.complete:    # every leaf closed: the largest leaf bound (<= target + closing tolerance)
+        control.improved(bound=proof.closed_bound + rounding, margin=rounding)
+    else:
+        control.improved(bound=proof.bound + rounding, margin=rounding)
+        tree.update(covers="partial", bound=proof.bound + rounding)
+    res = finish(OPTIMAL if control.closed() else control.should_stop() or "time_limit",
+                 "" if proof.complete else "CBC proved its DAG optimal; lpbn's own proof of that ran "
+                 f"out of time after {proof.nodes} LP nodes (the bound is what it proved)")
+    res.extra["certificate_tree"] = tree
+    return res
 
 
 solve_pulp_cbc.options_class = PulpCbcOptions
