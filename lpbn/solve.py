@@ -22,7 +22,7 @@ import numpy as np
 from . import bound as bound_safety
 from . import normalise, signals
 from .cache import ScoreCache
-from .canonical import canonical_dag
+from .canonical import canonical_dag, dag_score as canonical_score
 from .control import SolveControl
 from .errors import InputError
 from .options import check_options
@@ -272,7 +272,7 @@ def _finish_checks(cache: ScoreCache, result: SolveResult, control: SolveControl
     if result.dag is not None and result.dag.names == cache.names:
         canon = canonical_dag(cache, result.dag)
         if canon is not result.dag:        # a Markov class's member may differ in the last digits
-            result.dag, result.score = canon, float(cache.dag_score(canon.parents))
+            result.dag, result.score = canon, canonical_score(cache, canon.parents)
 
 
 def _light_then(cache: ScoreCache, plan: Plan, *, time_limit: float | None, **limits) -> SolveResult:

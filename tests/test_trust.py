@@ -339,3 +339,14 @@ def test_a_tampered_certificate_after_the_fact_fails(instances):
     assert not report.ok and report.failures, report.summary()
     cert["cache"]["sha256"] = "0" * 64          # another cache's certificate
     assert not verify(cache, answer, cert).ok
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 8), st.integers(0, 10_000))
+def test_canonical_score_is_the_caches_sum_bit_for_bit(n, seed):
+    """The front door scores the canonical DAG by a numpy lookup (no dict over every candidate):
+    the same sequential sum as ScoreCache.dag_score, so the same float."""
+    from lpbn.canonical import dag_score
+    cache = random_cache(n, seed=seed, max_parents=3, density=0.6)
+    res = lpbn.solve(cache, method="dp")
+    assert dag_score(cache, res.dag.parents) == cache.dag_score(res.dag.parents) == res.score

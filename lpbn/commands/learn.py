@@ -190,7 +190,7 @@ def _write_proof(args, res, out: str | None) -> str | None:
     """The certificate of the learned network's bound, beside it by default (issue 54): the
     cache learn solved is written (jkl, scores bit-exact) and read back, and the certificate
     (``lpbn.certificate``: the method's own, or the dual's tree seeded with the answer,
-    :func:`lpbn.certificate.certify_after`, within --time-limit) is built over that file, with
+    :func:`lpbn.certificate.certify_after`, within what is left of --time-limit) is built over that file, with
     the result embedded, so ``lpbn verify CACHE CERT`` checks it.  Constrained solves have no
     certificate (said on stderr).  Returns what was written, or None."""
     paths = proof_paths(args, out)
@@ -205,7 +205,10 @@ def _write_proof(args, res, out: str | None) -> str | None:
     write_scores(res.cache, cache_path, "jkl")
     on_disk = read_scores(cache_path)
     if "certificate_lp" not in (res.extra or {}):   # (certify_after keeps a method's own complete tree)
-        certify_after(on_disk, res, time_limit=args.time_limit)
+        # within what is left of --time-limit: the limit covers the whole run, the proof too
+        left = None if args.time_limit is None else \
+            max(0.0, float(args.time_limit) - float(res.timings.get("total", 0.0)))
+        certify_after(on_disk, res, time_limit=left)
     cert = write_certificate(cert_path, on_disk, res, embed_result=True)
     if cert.get("covers") == "partial":
         print(f"lpbn: the certificate's proof did not finish within the time limit: it proves "
