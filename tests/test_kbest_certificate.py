@@ -64,7 +64,7 @@ def _rich():
         leaves = [nd for nd in cert["nodes"] if "lambda_of" in nd]
         if leaves and cert["nodes"][0]["lambda"]["values"]:
             return cache, answer, cert
-    pytest.skip("no random cache with a non-trivial λ")
+    raise AssertionError("no random cache among 50 seeds gives a tree with λ leaves and listed leaves")
 
 
 def test_each_tampering_names_its_check():
