@@ -511,6 +511,28 @@ def row_weights(pset_ptr, pset_items, family, cands, clusters, ks, y, var_ptr, v
 
 
 @numba.njit(cache=True)
+def row_weights_pair(pset_ptr, pset_items, family, cands, clusters, ks, y, var_ptr, var_rows):
+    """:func:`row_weights` at ``y`` and at ``|y|`` from one walk over the rows (the rigorous
+    bound needs both, :meth:`lpbn.lp.model.EtaLP.safe_bound`): each sum is taken in the same
+    order as :func:`row_weights` takes it, so each equals that function's to the last bit."""
+    out = np.zeros(cands.shape[0])
+    out_abs = np.zeros(cands.shape[0])
+    for t in range(cands.shape[0]):
+        j = cands[t]
+        i = family[j]
+        total = 0.0
+        total_abs = 0.0
+        for a in range(var_ptr[i], var_ptr[i + 1]):
+            c = var_rows[a]
+            if _holds_by_items(pset_ptr, pset_items, j, clusters[c], ks[c]):
+                total += y[c]
+                total_abs += abs(y[c])
+        out[t] = total
+        out_abs[t] = total_abs
+    return out, out_abs
+
+
+@numba.njit(cache=True)
 def rows_holding(pset_ptr, pset_items, family, cands, clusters, ks):
     """CSR over ``cands``: the rows c of :func:`cluster_rows_csr` that hold each candidate
     (a new column's entries in the cluster and k-cluster rows of a restricted model)."""

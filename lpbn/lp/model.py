@@ -819,11 +819,10 @@ class EtaLP:
             weights = (yc, np.abs(yc)) if both else (yc,)
             out = [np.bincount(idx, weights=np.repeat(w, lens), minlength=self.m)[cands] for w in weights]
         else:
-            from .kernels import row_weights
+            from .kernels import row_weights, row_weights_pair
             bits, ks, yc, var_ptr, var_rows, _ = self._cluster_duals(y, rows) if duals is None else duals
-            weights = (yc, np.abs(yc)) if both else (yc,)
-            out = [row_weights(cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, w, var_ptr, var_rows)
-                   for w in weights]
+            args = (cache.pset_ptr, cache.pset_items, cache.family, cands, bits, ks, yc, var_ptr, var_rows)
+            out = list(row_weights_pair(*args)) if both else [row_weights(*args)]
         return tuple(out) if both else out[0]
 
     def columns_to_price(self, row_dual: np.ndarray, tol: float = 1e-9, bound: bool = False):
