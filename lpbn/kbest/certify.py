@@ -38,7 +38,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from ..errors import InputError
-from ..result import OPTIMALITY_TOLERANCE, SolveResult
+from ..result import OPTIMALITY_TOLERANCE, SolveResult, smallest_topological_order
 from ..verify import FORMAT, VERSION, cache_fingerprint
 
 ABOUT = ("K-best certificate: the 'solutions' of the result are the listed DAGs; every DAG not listed "
@@ -83,23 +83,9 @@ def _listed_choices(cache: ScoreCache, solutions: list[dict]) -> tuple[set[tuple
 
 def _cyclic(cache: ScoreCache, fixed: np.ndarray) -> bool:
     """Whether the fixed families (fixed[i] >= 0) close a directed cycle among themselves."""
-    parents = {i: [p for p in cache.parents(int(fixed[i])) if fixed[p] >= 0]
-               for i in range(cache.n) if fixed[i] >= 0}
-    indeg = {i: len(ps) for i, ps in parents.items()}
-    children: dict[int, list[int]] = {i: [] for i in parents}
-    for i, ps in parents.items():
-        for p in ps:
-            children[p].append(i)
-    ready = [i for i, d in indeg.items() if d == 0]
-    seen = 0
-    while ready:
-        v = ready.pop()
-        seen += 1
-        for c in children[v]:
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                ready.append(c)
-    return seen < len(parents)
+    parents = [[p for p in cache.parents(int(fixed[i])) if fixed[p] >= 0] if fixed[i] >= 0 else []
+               for i in range(cache.n)]
+    return smallest_topological_order(parents) is None
 
 
 def _rows(cache: ScoreCache, bits: np.ndarray, ks: np.ndarray):
