@@ -43,7 +43,7 @@ from .cache import ScoreCache
 from .errors import InputError
 from .result import SolveResult
 from .verify import FORMAT, VERSION, cache_fingerprint
-from .verify_dp import MAX_BYTES, table_bytes
+from .verify_dp import MAX_N
 
 #: methods that can write a certificate
 CERTIFYING_METHODS = ("dual", "highs")
@@ -62,8 +62,8 @@ ABOUT = ("Upper bound on the score of every DAG over the cache (Jaakkola et al. 
 
 ABOUT_EXHAUSTIVE = ("Exhaustive check: verify recomputes the best score of any DAG over the cache by the subset "
                     "dynamic programme (Silander & Myllymaki 2006) in plain numpy and compares it with the "
-                    "bound; used when no eq. 8 tree was found in the time given and n * 2^(n-1) two-byte "
-                    "best-parent ranks fit in 1 GiB (n <= 25).")
+                    "bound; used when no eq. 8 tree was found in the time given and the cache has at most 28 "
+                    "variables (the check's memory: 11 GiB at n = 28).")
 
 
 def certify_options(method: str) -> dict[str, Any]:
@@ -109,10 +109,10 @@ def exhaustive_if_unfinished(cache: ScoreCache, result: SolveResult) -> bool:
     """When the result's eq. 8 tree is unfinished (``covers: "partial"``: dense caches such as
     letter, where neither the dual's nor the LP's tree closes in the time given) and the cache
     has few enough variables for verify to recompute the best DAG's score itself
-    (:mod:`lpbn.verify_dp`, n <= 25), mark the result for an exhaustive certificate instead.
+    (:mod:`lpbn.verify_dp`, n <= 28), mark the result for an exhaustive certificate instead.
     Returns whether it did."""
     tree = (result.extra or {}).get("certificate_tree")
-    if tree is None or tree.get("covers") != "partial" or table_bytes(cache.n) > MAX_BYTES:
+    if tree is None or tree.get("covers") != "partial" or cache.n > MAX_N:
         return False
     result.extra["certificate_exhaustive"] = True
     return True

@@ -659,7 +659,7 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
 def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
     """``"kind": "exhaustive"``: the best score of any DAG recomputed (:mod:`lpbn.verify_dp`)
     must not exceed the reported bound."""
-    from .verify_dp import MAX_BYTES, best_dag_score, table_bytes
+    from .verify_dp import best_dag_score, shortfall
     if cert.get("format") != FORMAT:
         raise CertificateError(f"not an lpbn certificate (format {cert.get('format')!r}, expected {FORMAT!r})")
     if cert.get("version") != VERSION:
@@ -675,9 +675,9 @@ def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target:
     if not math.isfinite(target):
         report.add("reported bound", False, "the result reports no finite upper bound to verify")
         return
-    if table_bytes(pc.n) > MAX_BYTES:
-        report.add("exhaustive", False, f"the exhaustive check over {pc.n} variables needs "
-                   f"{table_bytes(pc.n) / 2**30:.1f} GiB of tables (at most {MAX_BYTES / 2**30:.0f} GiB)")
+    why = shortfall(pc.n)
+    if why is not None:
+        report.add("exhaustive", False, why)
         return
     best = best_dag_score(pc)
     report.verified_bound = best

@@ -11,23 +11,60 @@ every DAG has a sink v whose parents lie in the rest, so the best DAG over a set
 
 and F(V) is the maximum over all DAGs.  ``best_v`` is a subset-maximum transform over the
 2^(n-1) subsets of the other variables (one pass per variable bit), F runs over subsets by
-size.  Memory is n · 2^(n-1) two-byte ranks plus 2^n float64 (``MAX_BYTES`` caps the ranks: n <= 25),
-time n^2 · 2^(n-1).
+size.  Memory is n · 2^(n-1) two-byte ranks plus 2^n float64 and the largest layer's index
+arrays (:func:`check_bytes`: 11 GiB at n = 28), time n^2 · 2^(n-1).  Certificates of this kind
+are written up to :data:`MAX_N` variables; verify runs the check when the machine has the
+memory free and says how much it needs when not.
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
-#: memory the best-parent tables may take: n * 2^(n-1) candidate ranks of 2 bytes (n = 25:
-#: 838 MB; n = 26 would need 1.7 GB), plus 2^n float64 for F (n = 25: 268 MB)
-MAX_BYTES = 1 << 30
+#: the most variables an exhaustive certificate is written for: the check's memory
+#: (:func:`check_bytes`) is 11 GiB at 28 variables and 23 GiB at 29, so 28 is the largest n
+#: whose check fits a 16-GB machine
+MAX_N = 28
 
 
 def table_bytes(n: int) -> int:
+    """The best-parent tables: n · 2^(n-1) two-byte ranks."""
     return n * (1 << max(n - 1, 0)) * 2
+
+
+def check_bytes(n: int) -> int:
+    """Peak memory of :func:`best_dag_score` on n variables: the tables, F (2^n float64), the
+    subset sizes (2^n bytes) and about six int64 arrays over the largest layer (C(n, n/2) sets)."""
+    return table_bytes(n) + 9 * (1 << n) + 6 * 8 * math.comb(n, n // 2)
+
+
+def available_bytes() -> int | None:
+    """Memory the system can give without swapping (``MemAvailable`` of /proc/meminfo; None
+    where it cannot be read)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def shortfall(n: int) -> str | None:
+    """Why the check cannot run here (too many variables, or not enough free memory), else None."""
+    if n > MAX_N:
+        return f"the exhaustive check is for at most {MAX_N} variables, not {n}"
+    need, free = check_bytes(n), available_bytes()
+    if free is not None and need > free:
+        return f"the exhaustive check over {n} variables needs {need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB is free"
+    return None
 
 
 def _best_tables(pc) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -59,14 +96,13 @@ def _best_tables(pc) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def best_dag_score(pc) -> float:
     """The best score of any DAG over the candidates of ``pc`` (a :class:`lpbn.verify.PlainCache`)."""
     n = pc.n
-    if table_bytes(n) > MAX_BYTES:
-        raise ValueError(f"the exhaustive check needs {table_bytes(n) / 2**30:.1f} GiB for {n} variables")
+    why = shortfall(n)
+    if why is not None:
+        raise ValueError(why)
     ranks, scores = _best_tables(pc)
-    full = np.arange(1 << n, dtype=np.int64)
-    size = np.zeros(1 << n, dtype=np.uint8)
-    for b in range(n):
-        size += ((full >> b) & 1).astype(np.uint8)
-    del full
+    size = np.zeros(1, dtype=np.uint8)         # popcount of every subset, by doubling
+    for _ in range(n):
+        size = np.concatenate([size, size + 1])
     F = np.full(1 << n, -np.inf)
     F[0] = 0.0
     for k in range(1, n + 1):
@@ -83,4 +119,4 @@ def best_dag_score(pc) -> float:
     return out if math.isfinite(out) else -math.inf
 
 
-__all__ = ["MAX_BYTES", "best_dag_score", "table_bytes"]
+__all__ = ["MAX_N", "best_dag_score", "check_bytes", "shortfall", "table_bytes"]

@@ -1,4 +1,4 @@
-"""Exhaustive certificates (issue 54): when no eq. 8 tree finishes, a cache of at most 23
+"""Exhaustive certificates (issue 54): when no eq. 8 tree finishes, a cache of at most 28
 variables is certified by verify recomputing the best DAG's score (plain-numpy subset DP)."""
 
 from __future__ import annotations
@@ -51,3 +51,21 @@ def test_an_unfinished_tree_falls_back_to_the_exhaustive_check(monkeypatch):
     assert [n for n, ok, _ in verify(cache, low, cert).checks if not ok] == ["reported bound"]
     other = dict(cert, cache=dict(cert["cache"], sha256="0" * 64))
     assert "cache" in [n for n, ok, _ in verify(cache, answer, other).checks if not ok]
+
+
+def test_the_check_says_what_memory_it_needs(monkeypatch):
+    """Too little free memory: verify fails the exhaustive check with the need and what is free
+    (a check that did not run is never a pass); more than MAX_N variables: no exhaustive kind."""
+    import lpbn.verify_dp as vdp
+    cache = random_cache(7, seed=5)
+    res = lpbn.solve(cache, method="dp")
+    _unfinished_dual(monkeypatch)
+    certify_after(cache, res)
+    cert = json.loads(json.dumps(build_certificate(cache, res)))
+    monkeypatch.setattr(vdp, "available_bytes", lambda: 1024)
+    report = verify(cache, json.loads(json.dumps(res.to_dict())), cert)
+    failed = {n: why for n, ok, why in report.checks if not ok}
+    assert not report.ok and "needs" in failed["exhaustive"] and "free" in failed["exhaustive"]
+    assert vdp.check_bytes(28) < 12 * 2**30 < vdp.check_bytes(29)
+    monkeypatch.setattr(vdp, "available_bytes", lambda: None)
+    assert vdp.shortfall(vdp.MAX_N + 1) is not None and vdp.shortfall(vdp.MAX_N) is None

@@ -63,7 +63,7 @@ def add_arguments(p) -> None:
                    help="write what proves the upper bound (JSON, gzip if FILE ends in .gz), for `lpbn "
                         "verify FILE RESULT CERT`: dual and highs record theirs (pulp-cbc its LP tree), every "
                         "other method's answer is certified afterwards by the dual's branch and bound seeded "
-                        "with it (an unfinished tree on <= 25 variables: an exhaustive check); with --k-best, "
+                        "with it (an unfinished tree on <= 28 variables: an exhaustive check); with --k-best, "
                         "that no DAG outside the list scores above its last")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", action="store_true", default=None, help="progress lines on stderr")
