@@ -659,7 +659,7 @@ def _verify_bound(pc: PlainCache, cert: dict, report: VerifyReport, target: floa
 def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target: float, rtol: float) -> None:
     """``"kind": "exhaustive"``: the best score of any DAG recomputed (:mod:`lpbn.verify_dp`)
     must not exceed the reported bound."""
-    from .verify_dp import best_dag_score, shortfall
+    from .verify_dp import wide_tables, best_dag_score, shortfall
     if cert.get("format") != FORMAT:
         raise CertificateError(f"not an lpbn certificate (format {cert.get('format')!r}, expected {FORMAT!r})")
     if cert.get("version") != VERSION:
@@ -675,7 +675,7 @@ def _verify_exhaustive(pc: PlainCache, cert: dict, report: VerifyReport, target:
     if not math.isfinite(target):
         report.add("reported bound", False, "the result reports no finite upper bound to verify")
         return
-    why = shortfall(pc.n)
+    why = shortfall(pc.n, wide_tables(pc))
     if why is not None:
         report.add("exhaustive", False, why)
         return

@@ -22,8 +22,11 @@ front = importlib.import_module("lpbn.solve")     # the module (lpbn.solve is al
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 8))
 def test_the_plain_dp_finds_the_optimum(seed, n):
+    """Every block size gives the optimum (one block: b = n; many: the high sinks' slices)."""
     cache = random_cache(n, seed=seed)
-    assert best_dag_score(PlainCache(cache)) == pytest.approx(lpbn.solve(cache, method="dp").score, rel=1e-12)
+    best = lpbn.solve(cache, method="dp").score
+    for bits in {1, max(1, n // 2), n}:
+        assert best_dag_score(PlainCache(cache), block_bits=bits) == pytest.approx(best, rel=1e-12)
 
 
 def _unfinished_dual(monkeypatch):
