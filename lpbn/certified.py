@@ -50,7 +50,8 @@ from .options import BOOL, NONNEG, Rule, opt
 from .ordering.method import solve_ordering, trivial_bound
 from .ordering.options import SearchOptions
 from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
-from .result import OPTIMAL, SolveResult, relative_gap
+from .portfolio import merge
+from .result import ERROR, OPTIMAL, SolveResult, relative_gap
 from .workers import Worker, can_fork, cores
 
 #: Default share of the time budget spent on the ordering search (the rest bounds).
@@ -126,25 +127,22 @@ def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, **optio
     if parallel and control.time_limit is not None and can_fork():
         return _solve_side_by_side(cache, control, rule, trivial, bound, dual_options or {}, search_options)
     search = _search(cache, control, rule, float(search_share), search_options)
-    best_choice, best = search.choice, search.score
+    best = search.score
     control.improved(best=best)
     stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": best,
                              "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
                              "search_share": float(search_share), "bound_method": bound}
-    ub = trivial
+    own = SolveResult(dag=search.dag(cache), score=best, upper_bound=trivial, status="time_limit", method=rule)
     dual = None
-    if relative_gap(best, ub) > control.tolerance and not _stopped(control):
+    if relative_gap(best, trivial) > control.tolerance and not _stopped(control):
         dual = _bound(cache, control, search, float(search_share), bound, dual_options or {})
-        ub = min(ub, dual.upper_bound)
         stats.update(dual=dual.stats, dual_score=dual.score, bound_seconds=dual.seconds,
                      dual_status=dual.status)
-        if dual.dag is not None and dual.score > best:
-            best_choice, best = cache.indices_of(dual.dag.parents), dual.score
-    control.improved(best=best, bound=ub)
-    status, message = _status(control, search, dual, best, ub)
-    dag = search.dag(cache) if best_choice is search.choice else dag_of(cache, best_choice)
-    return SolveResult(dag=dag, score=best, upper_bound=ub, status=status, method=rule, stats=stats,
-                       message=message)
+    merged = own if dual is None else merge([own, dual])
+    control.improved(best=merged.score, bound=merged.upper_bound)
+    status, message = _status(control, search, dual, merged.score, merged.upper_bound)
+    return SolveResult(dag=merged.dag, score=merged.score, upper_bound=merged.upper_bound, status=status,
+                       method=rule, stats=stats, message=message + _fault(dual, bound))
 
 
 def auto_bound(cache: ScoreCache) -> str:
@@ -317,28 +315,40 @@ def _solve_side_by_side(cache, control, rule, trivial, method, options, search_o
     stats: dict[str, Any] = {"search": dict(search.stats, stop=search.stop), "search_score": search.score,
                              "search_seconds": search.stats.get("seconds"), "trivial_bound": trivial,
                              "search_share": 1.0, "bound_method": method, "parallel": True}
-    best_choice, best, ub = search.choice, search.score, trivial
+    own = SolveResult(dag=search.dag(cache), score=search.score, upper_bound=trivial, status="time_limit",
+                      method=rule)
     if dual is not None:
-        ub = min(ub, dual["upper_bound"])
         stats.update(dual=dual["stats"], dual_score=dual["score"], bound_seconds=dual["seconds"],
                      dual_status=dual["status"])
-        if dual["choice"] is not None and dual["score"] > best:
-            best_choice, best = dual["choice"], dual["score"]
+        other = SolveResult(dag=None if dual["choice"] is None else dag_of(cache, dual["choice"]),
+                            score=dual["score"], upper_bound=dual["upper_bound"], status=dual["status"],
+                            method=method, message=dual.get("message", ""))
     else:
         stats["dual_status"] = "failed"
         stats["dual_error"] = error
-        kept = published.get()
-        if kept < ub:               # its bound so far: every bound a method reports is valid
-            ub = kept
+        kept = published.get()      # its bound so far: every bound a method reports is valid
+        other = SolveResult(dag=None, score=-math.inf, upper_bound=kept, status="time_limit", method=method)
+        if kept < trivial:
             stats["dual_bound_published"] = kept
+    merged = merge([own, other])
+    best, ub = merged.score, merged.upper_bound
     control.improved(best=best, bound=ub)
-    status, message = _status(control, search, _Dual(dual["status"]) if dual else None, best, ub)
+    status, message = _status(control, search, other if dual is not None else None, best, ub)
     if dual is None:
         which = "its last reported bound" if "dual_bound_published" in stats else "the trivial bound"
         message += f" (the bound's process returned no result: {error}; {which} is reported)"
     trace = _merged_trace(control.trace, started, dual["trace"] if dual else [], best, ub)
-    return SolveResult(dag=dag_of(cache, best_choice), score=best, upper_bound=ub, status=status, method=rule,
-                       stats=stats, message=message, trace=trace)
+    return SolveResult(dag=merged.dag, score=best, upper_bound=ub, status=status, method=rule,
+                       stats=stats, message=message + _fault(other if dual is not None else None, method),
+                       trace=trace)
+
+
+def _fault(dual: SolveResult | None, method: str) -> str:
+    """The message's note when the bound's method ended in a detected fault (status ``error``):
+    its bound is not used (:func:`lpbn.portfolio.merge`)."""
+    if dual is None or dual.status != ERROR:
+        return ""
+    return f" (the bound's method {method} ended in error, its bound is not used: {dual.message})"
 
 
 def _merged_trace(own, offset, dual_trace, best, ub):
@@ -354,11 +364,6 @@ def _merged_trace(own, offset, dual_trace, best, ub):
     return out
 
 
-class _Dual:
-    def __init__(self, status):
-        self.status = status
-
-
 def _bound_worker(cache, method, limit, parent, options, done, feed, published, conn) -> None:
     """The forked bound: solve with ``method`` for ``limit`` seconds under a control derived
     from the search's ``parent`` (its gap limit, tolerance and helpers; the dual taking the
@@ -371,7 +376,7 @@ def _bound_worker(cache, method, limit, parent, options, done, feed, published, 
         res = _solve_bound(cache, control, method, options, feed=feed.take)
         choice = None if res.dag is None else cache.indices_of(res.dag.parents)
         out = {"status": res.status, "score": res.score, "upper_bound": res.upper_bound, "choice": choice,
-               "stats": res.stats, "seconds": time.perf_counter() - t0, "trace": list(res.trace)}
+               "message": res.message, "stats": res.stats, "seconds": time.perf_counter() - t0, "trace": list(res.trace)}
     except BaseException as exc:   # reported in the parent as a missing bound, never a crash
         out = {"error": f"{type(exc).__name__}: {exc}"}
     done.set()      # stops the search, whose process then reads the result

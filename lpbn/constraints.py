@@ -728,9 +728,15 @@ class _BranchRun:
         self.trace: list[tuple[float, float, float]] = []
         self.best = -math.inf
 
+    def branch_bound(self, j: int) -> float:
+        """Branch j's bound: its answer's, or its trivial bound while unsolved or when its
+        method ended in error (a detected fault: its bound is not used)."""
+        from .result import ERROR
+        r = self.done[j]
+        return r.upper_bound if r is not None and r.status != ERROR else self.trivial[j]
+
     def bound_except(self, k: int) -> float:
-        return max([self.done[j].upper_bound if self.done[j] is not None else self.trivial[j]
-                    for j in range(len(self.prepared)) if j != k] + [-math.inf])
+        return max([self.branch_bound(j) for j in range(len(self.prepared)) if j != k] + [-math.inf])
 
     def reporter(self, k: int):
         from .result import relative_gap
@@ -762,12 +768,15 @@ class _BranchRun:
             return signals.pending()
 
     def merge(self, method: str, signum):
-        """The best branch's DAG with the largest bound over every branch (solved or trivial);
-        None when every branch was infeasible."""
+        """The best branch's DAG with the largest bound over every branch (the branches split
+        the DAGs, so the bound is their maximum, not the minimum of :func:`lpbn.portfolio.merge`,
+        which combines answers to one problem); a branch unsolved or ended in error (a detected
+        fault, whose bound is not used) counts with its trivial bound.  None when every branch
+        was infeasible."""
         from .result import INFEASIBLE, INTERRUPTED, OPTIMAL, OPTIMALITY_TOLERANCE, SolveResult, relative_gap
         solved = [r for r in self.done if r is not None]
         with_dag = [r for r in solved if r.dag is not None]
-        upper = max(r.upper_bound if r is not None else self.trivial[j] for j, r in enumerate(self.done))
+        upper = max(self.branch_bound(j) for j in range(len(self.done)))
         if not with_dag:
             if all(r is not None and r.status == INFEASIBLE for r in self.done):
                 return None

@@ -184,3 +184,22 @@ def test_indices_of_matches_candidate_index():
     assert list(idx) == [c.candidate_index(i, ps) for i, ps in enumerate(parents)]
     assert c.indices_of([(6,)] + [()] * 6)[0] in (-1, c.candidate_index(0, (6,)) or -1)
     assert np.all(idx >= 0)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_bound_in_error_is_not_used(monkeypatch, parallel):
+    """The bound's method ends with status error (a detected fault): its bound is ignored, as by
+    every merge of results (lpbn.portfolio.merge), and the message says so."""
+    from lpbn import certified
+    from lpbn.result import SolveResult
+    c = random_cache(8, seed=1, density=0.6)
+    trivial = trivial_bound(c.prune_dominated())
+
+    def faulty(cache, control, method, options, incumbent=None, feed=None):
+        return SolveResult(dag=None, score=-math.inf, upper_bound=-1e9, status="error", method="dual",
+                           message="planted fault")
+
+    monkeypatch.setattr(certified, "_solve_bound", faulty)
+    r = lpbn.solve(c, "asobs", time_limit=1.0, bound="dual", parallel=parallel)
+    assert r.stats["dual_status"] == "error" and r.upper_bound >= r.score
+    assert r.upper_bound == pytest.approx(trivial) and "planted fault" in r.message

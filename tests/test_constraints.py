@@ -371,3 +371,25 @@ def test_apply_is_vectorised_on_a_large_cache():
     p = C.apply(c)
     assert time.perf_counter() - t < 5.0
     assert 0 < p.m < c.m and np.all(p.sizes <= 3)
+
+
+def test_a_branch_in_error_counts_with_its_trivial_bound(monkeypatch):
+    """Required adjacencies split the DAGs into orientation branches; a branch whose method
+    ends in error (a detected fault) gives no bound: its trivial bound counts instead."""
+    import lpbn.constraints as cons_mod
+    from lpbn.result import SolveResult
+    c = random_cache(6, seed=3, density=0.8)
+    real = lpbn.solve
+    calls = []
+
+    def solver(cache, method, **kw):
+        calls.append(method)
+        if len(calls) == 1:
+            return SolveResult(None, -math.inf, -1e9, "error", method, message="planted fault")
+        return real(cache, method, **{k: v for k, v in kw.items() if k != "constraints"})
+
+    run = cons_mod._BranchRun([(None, cc, cc.m) for cc in (c, c)], 0.0, None)
+    run.solve_all(solver, "dp", None, {})
+    res = run.merge("dp", None)
+    assert res.upper_bound == pytest.approx(run.trivial[0]) and res.status == "error"
+    assert res.score <= res.upper_bound
