@@ -24,7 +24,7 @@ LIMIT = 120.0
 
 
 def main(names: list[str]) -> None:
-    print("| cache | n | method | status | solve s | certify s | covers | nodes | JSON bytes | gzip bytes | verify s | verified |")
+    print("| cache | n | method | status | solve s | certify s | kind/covers | nodes | JSON bytes | gzip bytes | verify s | verified |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for inst in SUITE["instance"]:
         if (names and inst["name"] not in names) or "file" not in inst:
@@ -45,7 +45,7 @@ def main(names: list[str]) -> None:
         report = verify(cache, answer, cert)
         t4 = time.perf_counter()
         print(f"| {inst['name']} | {cache.n} | {res.method} | {res.status} | {t1 - t0:.1f} | {t2 - t1:.1f} | "
-              f"{cert['covers']} | {len(cert['nodes'])} | {len(text):,} | {len(gzip.compress(text)):,} | "
+              f"{cert.get('kind', 'tree')}/{cert['covers']} | {len(cert.get('nodes', []))} | {len(text):,} | {len(gzip.compress(text)):,} | "
               f"{t4 - t3:.2f} | {'yes' if report.ok and report.bound_verified else 'NO: ' + report.summary()[:60]} |",
               flush=True)
 
