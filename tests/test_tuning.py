@@ -181,3 +181,21 @@ def test_every_tuning_constant_is_read_somewhere():
     source = "\n".join(p.read_text(encoding="utf-8") for p in ROOT.rglob("*.py") if p != TUNING)
     dead = [k for k in vars(tuning) if _constant_name(k) and not re.search(rf"\b{k}\b", source)]
     assert not dead, dead
+
+
+def test_compiled_lists_the_tuning_constants_read_inside_numba_kernels():
+    """numba freezes a global into the compiled, cached kernel: ``lpbn bench --tune`` refuses
+    those constants (lpbn.bench.tune.COMPILED) rather than silently not applying them."""
+    from lpbn.bench.tune import COMPILED
+    constants = {k for k in vars(tuning) if _constant_name(k)}
+    inside = set()
+    for path in ROOT.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        alias = {a.asname or a.name: a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").endswith("tuning") for a in node.names}
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef) and any(
+                    re.search(r"jit|vectorize", ast.unparse(d)) for d in fn.decorator_list):
+                used = {alias.get(n.id, n.id) for n in ast.walk(fn) if isinstance(n, ast.Name)}
+                inside |= used & constants
+    assert inside == set(COMPILED)
