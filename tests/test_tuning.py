@@ -199,3 +199,26 @@ def test_compiled_lists_the_tuning_constants_read_inside_numba_kernels():
                 used = {alias.get(n.id, n.id) for n in ast.walk(fn) if isinstance(n, ast.Name)}
                 inside |= used & constants
     assert inside == set(COMPILED)
+
+
+def _sweep_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_sweep_tool", ROOT.parent / "tools" / "sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_alternates_values_and_reports_ratio_and_noise():
+    sweep = _sweep_tool()
+    order = sweep.schedule([2.0, 3.0, 5.0], 3)
+    assert [v for r, v in order if r == 0] == [2.0, 3.0, 5.0]
+    assert [v for r, v in order if r == 1] == [3.0, 5.0, 2.0]
+    assert [v for r, v in order if r == 2] == [5.0, 2.0, 3.0]
+    res = {2.0: [{"geomean": g, "optimal": 9, "runs": 10, "wrong": 0} for g in (1.0, 1.1, 0.9)],
+           3.0: [{"geomean": g, "optimal": 10, "runs": 10, "wrong": 0} for g in (0.5, 0.6, 0.4)]}
+    text = sweep.table("RACE_DELAY", 2.0, res)
+    assert "| 2.0 (default) | 1.000, 1.100, 0.900 | 1.000 | 1.000 | 9/10, 9/10, 9/10 |" in text
+    assert "| 3.0 | 0.500, 0.600, 0.400 | 0.500 | 0.500 | 10/10, 10/10, 10/10 |" in text
+    assert "spread 0.900-1.100 s, 20.0% of their median" in text
+    assert sweep.bench_command("ROOT_STALL", (9, 0.5), "smoke", ROOT, [])[-6:-4] == ["--tune", "ROOT_STALL=(9, 0.5)"]
