@@ -13,8 +13,9 @@ What is not here: the correctness tolerances and the bound-safety policy (lpbn.b
 lpbn.result.OPTIMALITY_TOLERANCE, lpbn.normalise), file-format constants, mathematical
 constants, capacity limits that decide what is refused rather than how fast it runs, and the
 documented defaults of an options dataclass field (declared once in that dataclass).  The
-names outside this module that look like tuning constants but are not are listed, each with its
-reason, in tests/test_tuning.py.
+verifier (lpbn.verify, lpbn.verify_dp) keeps its one block size itself: it imports nothing of
+lpbn's solving side, not even this module (tests/test_verify.py).  Every numeric constant
+outside this module is listed, each with its reason, in tests/test_tuning.py.
 
 This module imports nothing (it sits in the lowest layer), so ``lpbn bench --tune NAME=VALUE``
 can load it and set a value before the rest of lpbn is imported (lpbn/bench/worker.py): every

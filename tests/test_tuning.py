@@ -87,6 +87,9 @@ NOT_TUNING = {
     "lpbn.compare.crosscheck.DP_MAX_N": "crosscheck's documented method set",
     "lpbn.compare.crosscheck.PULP_MAX_N": "crosscheck's documented method set",
     "lpbn.synthetic.DEFAULT_ALPHA": "a data generator's parameter, not a solver's",
+    # a tuning constant kept out on purpose: the verifier imports numpy and the standard library
+    # only (it shares nothing with the solvers it checks; tests/test_verify.py)
+    "lpbn.verify_dp.BLOCK_BITS": "the verifier's block size (cf51142), kept in the verifier",
     # the benchmark harness (it measures lpbn; its limits are a suite's documented defaults)
     "lpbn.bench.checks.CLOSED_GAP": "harness",
     "lpbn.bench.plots.DPI": "harness (figures)",
