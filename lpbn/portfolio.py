@@ -24,6 +24,7 @@ from . import bound as bound_safety
 from .cache import ScoreCache
 from .result import ERROR, INFEASIBLE, OPTIMAL, SolveResult
 from .workers import can_race
+# the plans' thresholds, with their evidence: lpbn/tuning.py (docs/auto.md)
 from .tuning import (AUTO_DP_MAX_N, AUTO_BFBNB_MAX_N, AUTO_BFBNB_MIN_DENSITY, AUTO_RACE_MAX_N,
                      AUTO_DUAL_MAX_N, AUTO_DUAL_MAX_DENSITY, AUTO_HIGHS_MAX_DENSITY, AUTO_HIGHS_MAX_M,
                      AUTO_HIGHS_MAX_N, AUTO_SEARCH_HIGHS_MIN_N, AUTO_LIGHT_MAX_DENSITY, AUTO_LIGHT_MIN_DP_N)

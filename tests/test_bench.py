@@ -345,6 +345,10 @@ def test_tune_overrides_reach_every_worker_and_are_recorded(tiny_suite, tmp_path
     assert stats["race_delay"] == 7.0 and stats["eta_start"] == 3 and stats["stall"] == [9, 0.5]
     summary = (run_dir / "summary.md").read_text()
     assert "`--tune` `AUTO_LIGHT_MIN_DP_N=1`" in summary and "--tune RACE_DELAY=7" in summary
+    assert "`ROOT_STALL=(9, 0.5)`" in summary
+    (run_dir / "summary.md").unlink()
+    assert main(["bench", "--report", str(run_dir), "--no-plots"]) == 0
+    assert (run_dir / "summary.md").read_text() == summary
     # without --tune the same run keeps the DP and the module's values
     out2 = tmp_path / "res2"
     assert main(["bench", str(tiny_suite), "--methods", "auto", "--instances", "iris", "--no-warmup",

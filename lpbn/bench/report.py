@@ -544,7 +544,7 @@ def load_run(run_dir: str | os.PathLike) -> BenchRun:
     suite = load_suite(spec if Path(spec).exists() else data["suite"])
     config = BenchConfig(methods=data["methods"], repeat=data.get("repeat", 1),
                          jobs=data.get("jobs") or 1, command=data.get("command", ""),
-                         tune=data.get("tune") or {})
+                         tune={k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("tune") or {}).items()})
     return BenchRun(suite=suite, config=config, methods=data["methods"],
                     externals=data.get("externals", []), rows=data["rows"],
                     started=datetime.fromisoformat(data["started"]), seconds=data["seconds"],
