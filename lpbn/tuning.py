@@ -42,13 +42,13 @@ AUTO_RACE_MAX_N = 40
 #: evidence: 13 gobnilp anchors + blip suite, 1 run, 93ba253 — needs a whole-suite sweep
 AUTO_DUAL_MAX_N = 100
 #: the dual only up to this many candidates per variable
-#: evidence: scale suite, 1 run, 5576f2e — needs a whole-suite sweep
+#: evidence: baudio/munin1 (scale suite), 1 run, 5576f2e — needs a whole-suite sweep
 AUTO_DUAL_MAX_DENSITY = 500
 #: the HiGHS ILP only up to this many candidates per variable
-#: evidence: scale suite, 1 run, 5576f2e — needs a whole-suite sweep
+#: evidence: baudio/munin1 (scale suite), 1 run, 5576f2e — needs a whole-suite sweep
 AUTO_HIGHS_MAX_DENSITY = 200
 #: the HiGHS ILP only up to this many candidates in all
-#: evidence: scale suite, 1 run, 5576f2e — needs a whole-suite sweep
+#: evidence: baudio/munin1 (scale suite), 1 run, 5576f2e — needs a whole-suite sweep
 AUTO_HIGHS_MAX_M = 250_000
 #: the HiGHS ILP only up to this many variables (asobs beyond)
 #: evidence: synthetic-2000 only, 1 run, 837f4d5 — needs a whole-suite sweep
@@ -99,7 +99,7 @@ AUTO_BOUND_HIGHS_MIN_N = 101
 #: evidence: synthetic-2000 only, 1 run, 21898cd — needs a whole-suite sweep
 AUTO_BOUND_HIGHS_MAX_N = 1500
 #: ... and this many candidates in all
-#: evidence: scale suite, 1 run, 21898cd — needs a whole-suite sweep
+#: evidence: synthetic-2000 + scale caches, 1 run, 21898cd — needs a whole-suite sweep
 AUTO_BOUND_HIGHS_MAX_M = 250_000
 #: the HiGHS bound adds local cuts from this many candidates per variable
 #: evidence: scale suite (accidents/connect4 vs munin1/diabetes/munin/nips/moviereview), 1 run, 296d4cb — needs a whole-suite sweep
@@ -219,7 +219,7 @@ LOCAL_SEARCH_MAX_N = 1500
 #: evidence: munin1-5000 and 400-1000-variable caches, 1 run, 93ba253 — needs a whole-suite sweep
 PRIMAL_FIRST_MAX_N = 256
 #: above this many variables the relaxation adds many clusters per round, few sweeps between
-#: evidence: scale suite, 1 run, 8a113bc — needs a whole-suite sweep
+#: evidence: one 10000-variable cache, 1 run, 8a113bc — needs a whole-suite sweep
 DUAL_SCALE_N = 1000
 #: perturbation climbs of the OBS incumbent search credited per CD sweep (local_search=1)
 #: evidence: none (a plain choice), 6ee03b3
