@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         # values separated by commas outside parentheses (a tuple constant's value has commas)
         texts = [t.strip() for t in re.split(r",(?![^(]*\))", args.values) if t.strip()]
         values = [parse_tune([f"{args.name}={t}"])[args.name] for t in texts]
+        from lpbn.bench import load_suite
+        suite_name = load_suite(args.suite).name  # a bundled name or a .toml path
+        if Path(args.suite).exists():  # the runs start in the checkout's folder
+            args.suite = str(Path(args.suite).resolve())
     except InputError as exc:
         print(f"sweep: {exc}", file=sys.stderr)
         return 2
@@ -118,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     for r, value in schedule(values, args.repeats):
         where = run_dir(out, args.name, value, r)
         cmd = bench_command(args.name, value, args.suite, where, extra)
-        latest = where / args.suite / "latest"
+        latest = where / suite_name / "latest"
         if args.dry_run:
             print(" ".join(cmd))
             continue
