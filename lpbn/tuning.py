@@ -93,7 +93,7 @@ CERTIFIED_SEARCH_SHARE = 0.5
 #: evidence: none (a plain choice: the search phase supplies the incumbent), 8a113bc
 CERTIFIED_DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: bound="auto" takes the HiGHS ILP from this many variables (the dual below)
-#: evidence: scale suite (plants/baudio/jester/bnetflix vs 111-1041 variables), 1 run, 686d7f4 — needs a whole-suite sweep
+#: evidence: scale suite (4 caches of 69-100 vs 8 of 111-1041 variables), 1 run, 686d7f4 — needs a whole-suite sweep
 AUTO_BOUND_HIGHS_MIN_N = 101
 #: ... up to this many variables
 #: evidence: synthetic-2000 only, 1 run, 21898cd — needs a whole-suite sweep
@@ -102,7 +102,7 @@ AUTO_BOUND_HIGHS_MAX_N = 1500
 #: evidence: synthetic-2000 + scale caches, 1 run, 21898cd — needs a whole-suite sweep
 AUTO_BOUND_HIGHS_MAX_M = 250_000
 #: the HiGHS bound adds local cuts from this many candidates per variable
-#: evidence: scale suite (accidents/connect4 vs munin1/diabetes/munin/nips/moviereview), 1 run, 296d4cb — needs a whole-suite sweep
+#: evidence: scale suite (2 dense vs 5 sparse caches), 1 run, 296d4cb — needs a whole-suite sweep
 LOCAL_CUTS_MIN_DENSITY = 500
 #: variables of those local cuts
 #: evidence: connect4/accidents only, 1 run, 0ceea5b — needs a whole-suite sweep
@@ -423,7 +423,7 @@ KBEST_LP_SECONDS = 120.0
 #: evidence: none (a plain choice), 5089fce
 KBEST_AIM = 2.0
 
-# ---------------------------------------------------------------- learning from data (lpbn.datasearch, lpbn.learn, lpbn.pricing)
+# ------------------------------------------------ learning from data (lpbn.datasearch, lpbn.learn, lpbn.pricing)
 
 #: share of the time limit the hill climber gets
 #: evidence: none (a plain choice), 46c02c9
