@@ -33,6 +33,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .errors import InputError, LpbnWarning, ScoreFileError
+from .tuning import SMALL_FAMILY, SMALL_PAIRS, COLD_PAIRS, PAIR_BLOCK
 
 #: the largest sum over variables of each variable's largest |local score| a cache may have:
 #: beyond it a DAG's score, or a bound's sum of maxima, could overflow float64
@@ -436,16 +437,6 @@ class ScoreCache:
 # Small caches (n <= 64, the families' pairwise work below SMALL_PAIRS) are read, checked and
 # pruned with numpy alone, so that solving them never imports numba; larger ones use the
 # kernels of lpbn.cache_kernels.  Both give identical results.
-
-#: largest family scanned with numpy by :meth:`ScoreCache.best_parent_set`
-SMALL_FAMILY = 4096
-#: the numpy dominance test compares all c x c pairs of a family: up to this many in all
-SMALL_PAIRS = 4_000_000
-#: ... and while numba is not loaded in the process yet (loading it costs about a second; numpy
-#: takes about 0.1 s for 5 M pairs, letter's 17 families of ~550 candidates)
-COLD_PAIRS = 50_000_000
-#: rows of one family's pair table built at once (bounded memory for large families)
-PAIR_BLOCK = 2_000_000
 
 
 def gather_csr(ptr: np.ndarray, items: np.ndarray, order: np.ndarray, new_ptr: np.ndarray) -> np.ndarray:

@@ -53,12 +53,11 @@ from .ordering.search import DEFAULT_PATIENCE, DEFAULT_SECONDS, ordering_search
 from .portfolio import merge
 from .result import ERROR, OPTIMAL, SolveResult, relative_gap
 from .workers import Worker, can_fork, cores
+from .tuning import (CERTIFIED_SEARCH_SHARE as SEARCH_SHARE,
+                     CERTIFIED_DUAL_LOCAL_SEARCH_MAX_N as DUAL_LOCAL_SEARCH_MAX_N, AUTO_BOUND_HIGHS_MIN_N,
+                     AUTO_BOUND_HIGHS_MAX_N, AUTO_BOUND_HIGHS_MAX_M, LOCAL_CUTS_MIN_DENSITY, LOCAL_CUTS_K,
+                     BOUND_STOP_GRACE as STOP_GRACE, BOUND_LATE)
 
-#: Default share of the time budget spent on the ordering search (the rest bounds).
-SEARCH_SHARE = 0.5
-#: Above this many variables the dual runs without its own ordering local search (the
-#: search phase supplies the incumbent; the dual's bitset-based climbs do not scale).
-DUAL_LOCAL_SEARCH_MAX_N = 1000
 #: LP bounds the search can run beside: the cluster LP in the dual, or the HiGHS ILP.  Both add
 #: k-clusters and {0, 1/2}-cuts beside tailing cluster rounds (the dual's cuts as Lagrangian
 #: terms, :meth:`lpbn.dual.state.DualState.add_cuts`).  Beside ASOBS on the explored caches
@@ -75,34 +74,6 @@ BOUND = Rule(lambda v: v in BOUNDS if isinstance(v, str) else callable(v) or
              (isinstance(v, numbers.Real) and not isinstance(v, bool)),
              f"one of {', '.join(map(repr, BOUNDS))}, a number or a function of the cache")
 SHARE = Rule(lambda v: NONNEG.test(v) and 0 < v <= 1, "a number in (0, 1]")
-#: ``bound="auto"`` takes the HiGHS ILP on caches of AUTO_BOUND_HIGHS_MIN_N to
-#: AUTO_BOUND_HIGHS_MAX_N variables with at most AUTO_BOUND_HIGHS_MAX_M candidates (after
-#: dominance pruning), the dual otherwise.  Beside ASOBS at 60 s on 2 cores
-#: (results/scale/README.md, "Which LP bound beside the search"): HiGHS is tighter on every
-#: cache of 111-1,041 variables measured (accidents 0.664% against the dual's 1.240%, connect4
-#: 1.815% / 2.327%, munin1-5000 optimal in 39 s / 0.126%, nips 0.085% / 0.435%, moviereview
-#: 0.024% / 0.279%, diabetes-5000 optimal in 46 s / 0.878%, pigs-5000 0.108% / 0.201%,
-#: munin-5000 0.087% / 0.229%; at 500-1,000 variables the dual manages a handful of sweeps), the
-#: dual on the four caches of 69-100 variables (plants, baudio, jester, bnetflix: e.g. baudio
-#: 0.150% / 0.284%); at 2,000 variables (synthetic, 247,681 candidates) the HiGHS process sent
-#: no bound at all, even when asked to stop (only the trivial bound's 12.0% gap, against the
-#: dual's 0.93%; probably the ILP's start search, whose climbs over 2,000 variables are long
-#: numba kernels that no signal interrupts; not investigated further).
-AUTO_BOUND_HIGHS_MIN_N = 101
-AUTO_BOUND_HIGHS_MAX_N = 1500
-AUTO_BOUND_HIGHS_MAX_M = 250_000
-#: The HiGHS bound adds local cuts (``local_cuts``, LOCAL_CUTS_K) on caches of at least
-#: this many candidates per variable: on the dense caches independence selection writes
-#: (accidents, connect4: ~850 per variable) they took the 300-s gap from 0.70% to 0.52-0.55%;
-#: on the sparse caches of 64-213 per variable the cluster rounds gain more in the same time
-#: (60 s beside ASOBS, without / with them: munin1-5000 optimal in 37 / 46 s, diabetes-5000 in
-#: 43 / 56 s, munin-5000 0.086% / 0.093%, nips 0.094% / 0.109%; moviereview 0.022% / 0.020%).
-LOCAL_CUTS_MIN_DENSITY = 500
-#: ... of this many variables: with four, accidents at 300 s went 0.701% -> 0.522% (connect4
-#: 0.696% -> 0.610%); five against four on one cache each (600 s from ASOBS's DAG, the branch
-#: and price after the root, LOCAL_TIME_SHARE 0.25): connect4 0.828% -> 0.561%, accidents
-#: 0.466% -> 0.378% (results/scale/README.md, "Local cuts of five variables").
-LOCAL_CUTS_K = 5
 
 
 def solve_certified(cache: ScoreCache, control: SolveControl, rule: str, **options: Any) -> SolveResult:
@@ -384,16 +355,6 @@ def _bound_worker(cache, method, limit, parent, options, done, feed, published, 
         conn.send(out)
     finally:
         conn.close()
-
-
-#: Seconds the dual process gets to send its result after a stop request (it stops within
-#: about a second; this only bounds the wait if it does not).
-STOP_GRACE = 10.0
-#: Seconds past the time limit after which the bound's process, if it has not answered, gets
-#: a stop request (SIGINT: it returns its bound so far) and then STOP_GRACE to answer; before,
-#: a late process was given up after 10 s and only the trivial bound reported (synthetic-2000:
-#: 12% instead of ~0.9%, when the forked dual sent nothing; see _check_bound_options).
-BOUND_LATE = 2.0
 
 
 def _collect(child: Worker, timeout: float) -> tuple[dict[str, Any] | None, str | None]:

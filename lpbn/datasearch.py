@@ -40,30 +40,10 @@ from .cache import ScoreCache
 from .result import smallest_topological_order
 from .scoring import hillclimb_kernels as HK
 from .scoring.hillclimb import Climber, ClimbOptions, hill_climb, to_units
+from .tuning import (HC_SHARE, ENLARGE_SHARE, IS_SHARE, WALK, TABLE_SHARE,
+                     DATASEARCH_SECONDS as DEFAULT_SECONDS)
 
 __all__ = ["ENLARGE_SHARE", "HC_SHARE", "SearchOutcome", "families_cache", "search_and_enlarge"]
-
-#: share of the time limit the hill climber gets (its first climb always finishes unless the
-#: whole limit ends first); the rest goes to the enlargement rounds (ENLARGE_SHARE of it) and the
-#: final solve with its bound
-HC_SHARE = 0.25
-ENLARGE_SHARE = 0.75
-#: share of the time limit for a short independence selection whose sets join the cache
-#: (:func:`independence_families`); the rounds get ENLARGE_SHARE of what the climber and it leave
-IS_SHARE = 0.15
-#: the climber's tabu walk: a pair stays tabu for n moves and a climb ends after WALK * n moves
-#: without a new best.  Longer walks won at equal time on jester, baudio and accidents (20-25 s,
-#: one seed, loaded machine): jester bnlearn's 10/10 -489,830 (one climb), 50/20 -489,799,
-#: 100/20 -489,792, 200/50 -489,778; baudio 10/10 -614,123, 50/20 -613,889, 200/50 -613,727,
-#: 400/100 -613,427; accidents 200/50 and 400/100 -349,420, 1000/300 -349,189.
-WALK = 4
-#: the climber is skipped (the caller falls back to independence selection) when its first
-#: delta table (n(n-1) countings of N rows) is projected to take more than this share of the
-#: time limit: at 60 s moviereview's (1,001 variables, 16 s on a loaded machine) is skipped,
-#: nips's (500, 0.7 s) and the 69-126-variable tables (0.2-1 s) are not
-TABLE_SHARE = 0.1
-#: without a time limit: the time the shares are of
-DEFAULT_SECONDS = 60.0
 
 
 @dataclass

@@ -30,14 +30,10 @@ from .bound import rounding_margin
 from .options import MEMORY, THREADS, MethodOptions, opt, parse_memory
 from .result import DAG, INFEASIBLE, OPTIMAL, SolveResult
 from .control import SolveControl
+from .tuning import NUMPY_MAX_N, NUMPY_COLD_MAX_N
 
 DEFAULT_MEMORY_LIMIT = 8 * 2**30
 MAX_N = 30
-#: largest n solved with numpy alone (n = 16: 0.1 s; the numba kernels win beyond)
-NUMPY_MAX_N = 16
-#: ... and while numba is not loaded in this process yet: whole `lpbn solve` processes on
-#: random caches, numpy against numba, 0.30 against 1.36 s at n = 17, 1.0 against 1.7 s at n = 20
-NUMPY_COLD_MAX_N = 20
 
 
 def numpy_path(n: int) -> bool:

@@ -17,15 +17,7 @@ import numba
 import numpy as np
 
 from .errors import InputError
-
-#: high bits that split the subsets into blocks (2^10 blocks in 11 layers)
-BLOCK_HIGH_BITS = 10
-
-
-#: fewest variables for which the parallel kernels run: below, loading numba's parallel
-#: runtime (thread pool, gufunc wrappers) costs more than the second core saves (hepatitis,
-#: n = 20: whole `lpbn solve --k-best 1000` process 1.7-1.9 s serial, 1.7-2.4 s parallel)
-PARALLEL_MIN_N = 22
+from .tuning import BLOCK_HIGH_BITS, PARALLEL_MIN_N, TRANSFORM_BLOCK
 
 
 def set_threads(threads: int | None) -> int:
@@ -99,10 +91,6 @@ def compress(U, i):
     """Drop bit i from U (subsets of V∖{i} are indexed with n-1 bits)."""
     low = U & ((1 << i) - 1)
     return low | ((U >> (i + 1)) << i)
-
-
-#: entries of a table transformed in one block for the low bits (256 KiB: within L2 cache)
-TRANSFORM_BLOCK = 1 << 15
 
 
 @numba.njit(cache=True)

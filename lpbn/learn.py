@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Sequence
 
 from .result import SolveResult, relative_gap
+from .tuning import FIT_RESERVE, LEARN_PRICE_SHARE as PRICE_SHARE
 
 __all__ = ["learn", "LearnResult", "LearnOptions"]
 
@@ -121,11 +122,6 @@ def optimal_over(meta: dict[str, Any], scope: str | None = None) -> str:
     return "the parent sets of the cache"
 
 
-#: share of ``time_limit`` kept back for fitting the CPTs and writing the network when the
-#: search path (:mod:`lpbn.datasearch`) plans the time
-FIT_RESERVE = 0.03
-
-
 def _searches(ds, explore: str, max_parents, constraints, score_options) -> bool:
     """Whether learn searches on the data (:mod:`lpbn.datasearch`): ``explore="search"``, or
     ``"auto"`` when exhaustive scoring is too large (and no constraints or scoring options)."""
@@ -176,12 +172,6 @@ def keep_incumbent(res: SolveResult, outcome, names) -> SolveResult:
     res.message = (f"the DAG is the search's incumbent, above the solve's DAG ({solved:.6f})"
                    + (f"; the solve said: {res.message}" if res.message else ""))
     return guard(res)
-
-
-#: with ``price=K``, a time limit and a cache that covers only its own sets, the share of the limit that pricing
-#: (:mod:`lpbn.pricing`) gets after the search and the solve: a plain half-and-half split,
-#: not tuned on suites (whether pricing finishes depends on n, N and K far more than on it)
-PRICE_SHARE = 0.5
 
 
 def _priced_limit(time_limit, K, applies: bool):

@@ -40,6 +40,7 @@ import numpy as np
 from .atomic import atomic_write
 from .errors import InputError
 from .result import DAG, smallest_topological_order
+from .tuning import SAMPLE_BLOCK as _SAMPLE_BLOCK
 
 FORMAT = "lpbn-bayesian-network"
 VERSION = 1
@@ -49,9 +50,6 @@ MAX_CPT_CELLS = 1 << 28
 
 #: Tolerance on CPT row sums (rows are stored as given, not renormalised).
 ROW_SUM_TOLERANCE = 1e-6
-
-#: Uniform draws per block in :meth:`BayesianNetwork.sample` (memory: 8 bytes each).
-_SAMPLE_BLOCK = 1 << 22
 
 
 class NetworkError(InputError):

@@ -62,6 +62,7 @@ from . import pricing_kernels as PK
 from .cache import ScoreCache
 from .scoring.counting import buffer_limit, family_stats, lg_table, suffix_codes
 from .scoring.scores import LN2, MDL, kind_of, local_score
+from .tuning import PRICING_LP_SHARE as LP_SHARE
 
 __all__ = ["Duals", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima", "column_generation", "price"]
 
@@ -70,9 +71,6 @@ __all__ = ["Duals", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima",
 #: covers the float rounding of the bounds and scores (fixed-point sums, ~1e-13 relative) and
 #: stays well below the optimality tolerance (1e-9), so a priced bound can still close a gap
 TOLERANCE = 1e-11
-#: share of the time left that a pass's LP solve may take, the rest is for pricing: a plain
-#: split, not tuned (at half, jester's LP took 150 of 300 s and pricing did not finish)
-LP_SHARE = 1.0 / 3.0
 
 
 @dataclass

@@ -53,28 +53,13 @@ from .portfolio import merge
 from .registry import method_function
 from .workers import Worker, can_race, cores  # noqa: F401  (cores re-exported)
 from .result import OPTIMAL, SolveResult
+from .tuning import RACE_DELAY, RIVAL_GRACE, HANDOVER_HORIZON, HANDOVER_LAYERS, YIELD_GRACE
 
 #: the methods raced by default: the order-graph search (in the second process) and the LP
 #: branch and bound (here)
 RACE_METHODS = ("bfbnb", "dual")
-#: seconds the method here runs alone before the rival starts (alarm1000, wdbc's easy cousins:
-#: the dual alone proves them in about a second; a second process costs ~1-2 s of start-up)
-RACE_DELAY = 2.0
-#: seconds to wait for the rival's answer after a time limit or a signal
-RIVAL_GRACE = 5.0
 #: options that keep a multi-threaded method on its one core of the race
 ONE_CORE = {"bfbnb": {"threads": 1}, "dp": {"threads": 1}}
-#: the rival yields its core when it projects more than this many seconds still to go (or more
-#: than the time left) in HANDOVER_LAYERS consecutive estimates (one per layer; wdbc's
-#: order-graph search, one thread, projects 125-290 s from its sixth layer on and is 2.8% from a
-#: proof after 60 s; soybean's projects 21-28 s from its fourth layer and proves in 24 s on a
-#: calm machine, but 55-69 s on one twice as slow, where at a 60-s horizon it kept its core in
-#: some runs and the dual proved alone in 42-45 s, against 26-29 s with the core handed over;
-#: results/uci-bic3/README.md)
-HANDOVER_HORIZON = 30.0
-HANDOVER_LAYERS = 2
-#: seconds a yielding rival has to send its answer before it is killed
-YIELD_GRACE = 2.0
 #: the method here and the options that let it take the rival's core once it yields
 TAKES_CORE = {"dual": lambda rival: {"workers": 2, "spare_core": rival.spare_core}}
 

@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 from typing import Iterator
+from .tuning import STOP_KILL_AFTER as KILL_AFTER, STOP_REPEAT_EVERY as REPEAT_EVERY
 
 #: The signals that stop a solve.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -138,14 +139,6 @@ def _in_numba(frame, depth: int = 16) -> bool:
         frame = frame.f_back
         depth -= 1
     return False
-
-
-#: A child that has not exited this many seconds after the stop request gets SIGKILL (its
-#: parent then reports the best it has without the child's answer).
-KILL_AFTER = 10.0
-#: Seconds between repeated stop signals to a child that is still running: a child may miss
-#: the first one (CBC ignores a SIGINT that arrives before its branch and bound starts).
-REPEAT_EVERY = 1.0
 
 
 @contextlib.contextmanager

@@ -35,9 +35,7 @@ from .registry import (BUILTIN_METHODS, available_methods,  # noqa: F401  (re-ex
                        helper, method_function, method_options, register_method, registered_methods, show_options)
 from .result import ERROR, INFEASIBLE, INTERRUPTED, OPTIMAL, SolveResult
 from .scope import bound_scope
-
-#: seconds kept for the quick answer when a cold method's compilation outlasts the time limit
-WARMUP_MARGIN = 0.3
+from .tuning import WARMUP_MARGIN
 
 
 def _compiled_in_time(cache: ScoreCache, method: str, control: SolveControl,

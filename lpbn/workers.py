@@ -20,10 +20,7 @@ import os
 import signal
 import sys
 from typing import Any, Callable
-
-#: seconds a worker has to leave after SIGTERM before :meth:`Worker.reap` kills it (a stopped
-#: method returns within about a second; this only bounds the wait if it does not)
-GRACE = 5.0
+from .tuning import WORKER_GRACE as GRACE
 
 
 def cores() -> int:

@@ -190,7 +190,7 @@ def test_local_search_defaults_by_size_and_is_checked():
     """local_search: 0.05 up to LOCAL_SEARCH_MAX_N variables, off beyond (its climbs over
     bitsets do not scale); a value given is kept; a bad one is one clear error."""
     from types import SimpleNamespace
-    from lpbn.dual.defaults import LOCAL_SEARCH_MAX_N
+    from lpbn.tuning import LOCAL_SEARCH_MAX_N
     from lpbn.dual.options import DualOptions
     small = SimpleNamespace(n=LOCAL_SEARCH_MAX_N, m=10 * LOCAL_SEARCH_MAX_N)
     big = SimpleNamespace(n=LOCAL_SEARCH_MAX_N + 1, m=10 * LOCAL_SEARCH_MAX_N)

@@ -84,7 +84,7 @@ def json_text(run: BenchRun) -> str:
                "seconds": run.seconds, "command": run.config.command, "methods": run.methods,
                "externals": run.externals, "time_limit": run.time_limit,
                "memory_limit_mb": run.memory_limit, "repeat": run.config.repeat,
-               "jobs": run.jobs, "notes": run.notes, "rows": run.rows,
+               "jobs": run.jobs, "notes": run.notes, "tune": run.config.tune, "rows": run.rows,
                "peers": {e.name: e.peers for e in run.suite.entries if e.peers}}
     return json.dumps(payload, indent=1, default=str)
 
@@ -219,6 +219,13 @@ def _dirty(root: Path) -> bool:
     return out.returncode == 0 and bool(out.stdout.strip())
 
 
+def _tuning_line(tune: dict[str, Any] | None) -> str:
+    """The ``--tune`` overrides of a run, or that it ran lpbn.tuning's values."""
+    if not tune:
+        return "lpbn/tuning.py's values (no `--tune`)"
+    return "`--tune` " + ", ".join(f"`{k}={v!r}`" for k, v in tune.items()) + " (the rest lpbn/tuning.py's)"
+
+
 def summary_md(run: BenchRun, plots: list[str]) -> str:
     s = run.suite
     L: list[str] = [f"# lpbn bench: `{s.name}`", ""]
@@ -230,6 +237,7 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
           f"- Limits per run: {run.time_limit:g} s time limit (lpbn.solve's own), "
           f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
           f"{run.jobs} run(s) in parallel",
+          f"- Tuning: {_tuning_line(run.config.tune)}",
           "- Time: wall seconds of `lpbn.solve` inside the worker process (without start-up, "
           "reading or scoring), and in parentheses the whole process as a user feels it: the "
           "worker's wall time from process start (interpreter, imports, reading the cache, "
@@ -535,7 +543,8 @@ def load_run(run_dir: str | os.PathLike) -> BenchRun:
     spec = data.get("suite_path") or data["suite"]
     suite = load_suite(spec if Path(spec).exists() else data["suite"])
     config = BenchConfig(methods=data["methods"], repeat=data.get("repeat", 1),
-                         jobs=data.get("jobs") or 1, command=data.get("command", ""))
+                         jobs=data.get("jobs") or 1, command=data.get("command", ""),
+                         tune={k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("tune") or {}).items()})
     return BenchRun(suite=suite, config=config, methods=data["methods"],
                     externals=data.get("externals", []), rows=data["rows"],
                     started=datetime.fromisoformat(data["started"]), seconds=data["seconds"],

@@ -81,6 +81,8 @@ class BenchConfig:
     source: str = "auto"
     grace: float | None = None
     warmup: bool = True
+    #: ``--tune NAME=VALUE`` overrides of lpbn.tuning set in every worker (lpbn.bench.tune)
+    tune: dict[str, Any] = field(default_factory=dict)
     instances: list[str] | None = None
     trace_plots: list[str] | None = None
     progress: bool = True
@@ -283,7 +285,7 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
         truth = workdir / f"truth-{k}.json"
         job = {"kind": "score", "data": None if e.data is None else str(e.data), "synthetic": e.synthetic,
                "truth_out": str(truth), "scoring": e.scoring, "cache_out": str(out),
-               "memory_limit_mb": memory_limit, "plugins": config.plugins}
+               "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune}
         timeout = hard_timeout(3600.0, 1, config.grace)
         futures[pool.submit(run_worker, job, workdir, f"score-{k}", timeout, canceller)] = (p, out, truth)
     for fut in cf.as_completed(futures):
@@ -324,16 +326,16 @@ def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress, k
     for m in methods:
         job = {"kind": "solve", "file": str(path), "method": m, "time_limit": 60.0,
                "repeat": 1, "options": {}, "memory_limit_mb": memory_limit,
-               "plugins": config.plugins}
+               "plugins": config.plugins, "tune": config.tune}
         if m == "score":
             if not scoring_available():
                 continue
             job = {"kind": "score_bench", "synthetic": {"variables": 5, "rows": 200, "seed": 1},
                    "scoring": {"score": "bic", "max_parents": 2, "jobs": 1}, "repeat": 1,
-                   "memory_limit_mb": memory_limit, "plugins": config.plugins}
+                   "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune}
         elif m in TOOLS:
             job = {"kind": m, "file": str(path), "time_limit": 30.0, "options": {},
-                   "memory_limit_mb": memory_limit, "plugins": config.plugins}
+                   "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune}
         elif kbest:
             job.update(k_best=5, classes=False)
         futures.append(pool.submit(run_worker, job, workdir, f"warmup-{m}", 120.0, canceller))
@@ -392,7 +394,7 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
 def _job(m: str, e: Entry, p: dict[str, Any], limit: float, memory_limit: int, suite: Suite,
          config: BenchConfig) -> dict[str, Any]:
     """The worker job of an lpbn row: a solve, or one of the :data:`TOOLS`."""
-    common = {"time_limit": limit, "memory_limit_mb": memory_limit, "plugins": config.plugins,
+    common = {"time_limit": limit, "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune,
               "options": suite.options.get(m, {}), "repeat": config.repeat}
     if m == "score":
         scoring = dict(suite.options.get("score", {}))  # the suite's defaults, then the entry's

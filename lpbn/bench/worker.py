@@ -57,6 +57,27 @@ def apply_limits(memory_limit_mb: float | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def apply_tuning(tune: dict[str, Any] | None) -> None:
+    """Set ``lpbn bench --tune`` overrides (checked by :func:`lpbn.bench.tune.parse_tune`) in
+    lpbn.tuning before the rest of lpbn is imported: lpbn/tuning.py imports nothing, so it is
+    loaded here on its own and registered as ``lpbn.tuning``; the lpbn modules imported later
+    bind the overridden values (``from .tuning import X``) or read them at call time."""
+    if not tune:
+        return
+    import importlib.util
+    if any(m == "lpbn" or m.startswith("lpbn.") for m in sys.modules):
+        raise RuntimeError("lpbn bench --tune: lpbn was imported before the overrides were set")
+    package = importlib.util.find_spec("lpbn")  # a top-level spec: lpbn is not imported
+    path = Path(package.submodule_search_locations[0]) / "tuning.py"
+    spec = importlib.util.spec_from_file_location("lpbn.tuning", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules["lpbn.tuning"] = module
+    for name, value in tune.items():
+        current = getattr(module, name)
+        setattr(module, name, tuple(value) if isinstance(current, tuple) else value)
+
+
 def load_plugins(plugins: list[str]) -> None:
     """Import plugin modules (a dotted name or a ``.py`` path) that may ``register_method``;
     a plugin that is missing or fails to import is an :class:`~lpbn.errors.InputError`."""
@@ -461,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot run {cmd[0]!r}: {exc.strerror}", file=sys.stderr)
             return 127
     job.setdefault("out", argv[1])
+    apply_tuning(job.get("tune"))
     from lpbn.startup import light_numba_cache_loads, skip_numba_blas_probe
     skip_numba_blas_probe()  # as the lpbn command does: process_seconds is what users feel
     light_numba_cache_loads()

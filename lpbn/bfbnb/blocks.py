@@ -27,16 +27,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 import numpy as np
 
 from . import kernels as K
-
-#: layers with fewer nodes are expanded serially (threads cost more than they save)
-PARALLEL_MIN_LAYER = 20_000
-#: top bits that split a layer into 2^b blocks (more blocks than threads, for balance: block
-#: sizes follow the binomial coefficients of their top-bit counts)
-BLOCK_BITS = 6
-QUEUE = 64                 # successors queued per stream (cache locality)
-POPS = 1 << 18             # merge steps per kernel call (time-limit / interrupt latency)
-#: seconds between the main thread's checks of the time limit and signals
-_POLL = 0.05
+from ..tuning import (BFBNB_PARALLEL_MIN_LAYER as PARALLEL_MIN_LAYER, BFBNB_BLOCK_BITS as BLOCK_BITS,
+                      BFBNB_QUEUE as QUEUE, BFBNB_POPS as POPS, BFBNB_POLL as _POLL)
 
 
 def block_streams(keys: np.ndarray, n: int, b: int) -> tuple[np.ndarray, np.ndarray]:

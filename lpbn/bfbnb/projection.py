@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from typing import Sequence
+from ..tuning import BFBNB_MIN_MEASURED_SECONDS as MIN_MEASURED_SECONDS
 
 
 def remaining_nodes(layer_sizes: Sequence[int], n: int) -> float:
@@ -48,11 +49,6 @@ def remaining_nodes(layer_sizes: Sequence[int], n: int) -> float:
             break
         total += math.comb(n, j) * frac
     return total
-
-
-#: seconds of layer building before the time per node is trusted (the first layers take
-#: milliseconds, and their time is mostly fixed costs)
-MIN_MEASURED_SECONDS = 0.25
 
 
 def remaining_seconds(layer_sizes: Sequence[int], n: int, layer_seconds: float) -> float | None:

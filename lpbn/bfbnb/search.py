@@ -44,6 +44,9 @@ from .options import BfbnbOptions
 from .heuristic import Relabelled, choose_groups, make_groups, relabel
 from .projection import remaining_seconds
 from ..ordering.quick import QuickOrderingSearch
+from ..tuning import (BFBNB_OBS_FIRST_SHARE as OBS_FIRST_SHARE,
+                      BFBNB_OBS_NODES_PER_RESTART as OBS_NODES_PER_RESTART,
+                      BFBNB_MIN_SEARCH_MEMORY as MIN_SEARCH_MEMORY)
 
 MAX_VARIABLES = 64
 #: Default pattern-database group size: SMALL_GROUP up to SMALL_GROUP_MAX_N variables (two
@@ -53,18 +56,6 @@ MAX_VARIABLES = 64
 #: 0.36 s; horse 0.41 -> 0.59 s the one loss), LARGE_GROUP beyond (alarm1000: 2 s with groups
 #: of 20, unsolved in 120 s with 16; spectf 3.7 -> 6.9 s).
 SMALL_GROUP, LARGE_GROUP, SMALL_GROUP_MAX_N = 16, 20, 30
-#: The incumbent's OBS (default effort: ``patience`` = 500 + 50 n restarts in a row without
-#: improvement) runs OBS_FIRST_SHARE of that patience before the search; after each layer it
-#: may go on up to OBS_FIRST_SHARE x patience + (nodes expanded so far) / OBS_NODES_PER_RESTART
-#: restarts in all, until the full patience runs out — so the incumbent's effort follows the
-#: search's (about a tenth of its time).  Most caches need no more than the first share
-#: (mushroom, parkinsons, sensors, autos, steel: the same incumbent after 1/10 of the
-#: restarts, 0.03-0.2 s instead of 0.1-1.7 s), soybean needs 4,521 restarts for its optimum,
-#: which its 17 M expansions pay for (counted in nodes, not seconds, so a run is reproducible).
-OBS_FIRST_SHARE = 0.1
-OBS_NODES_PER_RESTART = 1000
-
-
 
 
 def _initial_solution(cache: ScoreCache, dag: DAG | Sequence[Iterable[int]]) -> tuple[DAG, float]:
@@ -319,10 +310,6 @@ def _fits(count: int, n: int, level: int, budget: _Budget) -> bool:
     at most min(C(n, l+1), count·(n-l)) nodes against the nodes an in-RAM layer may hold."""
     nxt = min(math.comb(n, level + 1), count * (n - level))
     return nxt <= budget.ram_nodes
-
-
-#: the smallest RAM budget of the layer search (buffers of a few hundred nodes)
-MIN_SEARCH_MEMORY = 1 << 20
 
 
 def _resident_bytes() -> int:

@@ -54,6 +54,9 @@ def add_arguments(p) -> None:
     p.add_argument("--grace", type=float, metavar="S",
                    help="seconds beyond the time limit before a run is killed as a timeout "
                         "(default 20 + 25%% of the limit)")
+    p.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a constant of lpbn/tuning.py in every run (warm-up included; "
+                        "repeatable; recorded in the results): e.g. --tune RACE_DELAY=3.0")
     p.add_argument("--no-warmup", action="store_true",
                    help="skip the untimed warm-up run per method (fills numba's compile cache)")
     p.add_argument("--no-plots", action="store_true", help="write tables only")
@@ -104,6 +107,8 @@ def command_line(args) -> str:
         parts += ["--external-regex", e]
     for p in args.plugin:
         parts += ["--plugin", p]
+    for t in args.tune:
+        parts += ["--tune", t]
     if args.output != "results":
         parts += ["-o", args.output]
     return shlex.join(parts)
@@ -123,6 +128,8 @@ def run(args) -> int:
         return 0
     if not args.suite:
         raise InputError("give a SUITE (see --list)")
+    from ..bench.tune import parse_tune
+    tune = parse_tune(args.tune)
     suite = load_suite(args.suite)
     config = BenchConfig(
         methods=_csv(args.methods), time_limit=args.time_limit, memory_limit=args.memory_limit,
@@ -130,7 +137,7 @@ def run(args) -> int:
         external_regex=_pairs(args.external_regex, "--external-regex"), plugins=args.plugin,
         source=args.source, grace=args.grace, warmup=not args.no_warmup,
         instances=_csv(args.instances), trace_plots=_csv(args.trace_plots),
-        progress=not args.quiet, command=command_line(args))
+        progress=not args.quiet, command=command_line(args), tune=tune)
     for label, v in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit),
                      ("--grace", args.grace), ("--jobs", args.jobs), ("--repeat", args.repeat)):
         if v is not None and not v > 0:

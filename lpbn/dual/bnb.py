@@ -50,7 +50,7 @@ from .branching import (
     choose_branch_strong,
     fixed_structure,
 )
-from .defaults import POLISH_MAX_ROWS
+from ..tuning import POLISH_MAX_ROWS
 from .fixing import RootFixing
 from .incumbent import OrderSearch, dag_order
 from .options import DualOptions
@@ -58,43 +58,12 @@ from .parallel import SubtreeExchange, can_fork, second_best, stop_code
 from .polish import polish
 from .relax import closed, relax
 from .state import DualState
-
-#: Perturbation climbs of the OBS incumbent search credited per CD sweep at ``local_search=1``.
-OBS_CLIMBS_PER_SWEEP = 20
-#: A relaxation round (LP polish + separation) counts as this many CD sweeps of work.
-OBS_ROUND_SWEEPS = 4
-#: Cost of one OBS climb in CD sweeps, estimated as max(1, n^2 / OBS_CLIMB_N2) (measured:
-#: ~0.2 sweeps at n = 56, ~7 at n = 441, ~70 at n = 1041).
-OBS_CLIMB_N2 = 20_000
-#: Perturbation climbs of the first OBS search (from the greedy order, before the root).
-OBS_FIRST_CLIMBS = 20
-#: Once this many climbs in a row have not improved the incumbent, the local search's credit
-#: accrues at OBS_IDLE_SHARE of its rate until a climb improves it again (munin1-5000: the
-#: incumbent of 1.5 s stood until the root LP gave the optimum at 68 s, while 1,824 climbs took
-#: 15 of the 68 s).
-OBS_IDLE_CLIMBS = 200
-OBS_IDLE_SHARE = 0.1
-#: Reduced-cost fixing rebuilds the cache (state, LP, local search) without the fixed candidates
-#: once they are at least this share of the current cache; smaller sets are only masked (a
-#: rebuild costs the LP's warm start: wdbc, 75% fixed, 94 s -> 41 s rebuilt vs 73 s masked;
-#: soybean, 35% fixed, 48.5 s -> 65 s rebuilt vs 47.6 s masked; shared 2-core machine).
-FIXING_REBUILD_FRACTION = 0.5
-#: Inside the root, fix (and rebuild) once the current λ fixes this share of the candidates
-#: (wdbc, dual alone: 33-36 s without, 30-33 s at 0.6-0.7, and a weaker root at 0.5; nltcs
-#: 6.3 -> 4.1 s, autos 4.0 -> 3.2 s; no other uci-bic3 cache fixes that much inside its root).
-ROOT_FIXING_FRACTION = 0.6
-#: The ILPs over nodes' LP supports (``support_mip``, :meth:`BranchAndBound._support_mip`) are
-#: counted, not timed, so that runs stay reproducible: SUPPORT_MIP_FREE of them, then
-#: SUPPORT_MIP_PER_NODE more per node evaluated.  wdbc's supports of 31-81 candidates took
-#: 0.005-0.05 s each and the fifth (at node 19) gave the optimum; alarm-5000's incumbent is
-#: optimal from the start, and one ILP at each of its 321 nodes' small supports (104) took 2.2 s
-#: of its 22 s.  Each runs for at most SUPPORT_MIP_NODE_SECONDS and SUPPORT_MIP_SHARE of the
-#: time left, and none once they have taken SUPPORT_MIP_SHARE of the time so far (a guard for
-#: caches whose supports are slow to solve).
-SUPPORT_MIP_FREE = 5
-SUPPORT_MIP_PER_NODE = 0.1
-SUPPORT_MIP_NODE_SECONDS = 1.0
-SUPPORT_MIP_SHARE = 0.1
+from ..tuning import (OBS_CLIMBS_PER_SWEEP, OBS_ROUND_SWEEPS, OBS_CLIMB_N2, OBS_FIRST_CLIMBS,
+                      OBS_IDLE_CLIMBS, OBS_IDLE_SHARE, FIXING_REBUILD_FRACTION, ROOT_FIXING_FRACTION,
+                      DUAL_SUPPORT_MIP_FREE as SUPPORT_MIP_FREE,
+                      DUAL_SUPPORT_MIP_PER_NODE as SUPPORT_MIP_PER_NODE,
+                      DUAL_SUPPORT_MIP_NODE_SECONDS as SUPPORT_MIP_NODE_SECONDS,
+                      DUAL_SUPPORT_MIP_SHARE as SUPPORT_MIP_SHARE)
 
 
 def choice_of(cache: ScoreCache, dag: Any) -> np.ndarray:

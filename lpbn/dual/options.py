@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..errors import InputError
 from ..options import ANY, BOOL, NONNEG, NONNEG_INT, POSITIVE_INT, SEED, MethodOptions, Rule, between, choices, either, opt
-from .defaults import LOCAL_SEARCH_MAX_N, POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N, SCALE_N
+from ..tuning import DUAL_SCALE_N as SCALE_N, LOCAL_SEARCH_MAX_N, POLISH_MAX_ROWS, PRIMAL_FIRST_MAX_N
 
 BRANCHING = ("flips", "eta", "strong")
 LP_POLISH = ("off", "root", "nodes")

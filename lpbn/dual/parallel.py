@@ -40,13 +40,10 @@ import numpy as np
 
 from ..workers import Worker
 from .branching import Node
+from ..tuning import DUAL_IDLE_POLL as IDLE_POLL, DUAL_REPORT_GRACE as REPORT_GRACE
 
 #: Stop statuses shared between the workers (by position + 1; 0 = running).
 STOP_REASONS = ("time_limit", "interrupted", "gap_limit", "node_limit", "superseded", "memory_limit")
-#: Seconds an idle worker waits on its queue between checks for the end of the search.
-IDLE_POLL = 0.005
-#: Seconds the first process waits for the workers' reports after the search ended.
-REPORT_GRACE = 10.0
 
 
 def stop_code(status: str) -> int:

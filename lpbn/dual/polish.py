@@ -24,6 +24,7 @@ import time
 import highspy
 import numpy as np
 
+from .. import tuning
 from ..lp.model import EtaLP, best_per_variable
 from . import kernels as K
 from .state import DualState, folded_scores
@@ -57,16 +58,13 @@ class PolishLP:
     HiGHS's pivots cost in proportion to the columns: 10-15× fewer per re-solve there.
     """
 
-    #: Solves a cluster row must stay basic with a zero dual before it may leave the model.
-    DROP_IDLE = 3
-    #: Rows leave the model in batches of at least this many (each deletion costs a rebuild).
-    DROP_MIN = 50
-    #: A cache with more candidates than this per variable (on average) gets a restricted model.
-    RESTRICT_ABOVE = 64
-    #: Columns per variable in a restricted model's first solve (best at the state's λ).
-    START_COLUMNS = 16
-    #: Columns per variable priced in per round at most (largest reduced cost first).
-    PRICE_COLUMNS = 8
+    #: the tuned sizes of the model (lpbn.tuning): rows idle and batch of a deletion, the
+    #: candidates per variable above which the model is restricted, its start and priced columns
+    DROP_IDLE = tuning.POLISH_DROP_IDLE
+    DROP_MIN = tuning.POLISH_DROP_MIN
+    RESTRICT_ABOVE = tuning.POLISH_RESTRICT_ABOVE
+    START_COLUMNS = tuning.POLISH_START_COLUMNS
+    PRICE_COLUMNS = tuning.POLISH_PRICE_COLUMNS
 
     def __init__(self, state: DualState, restrict: bool | None = None):
         self.state = state

@@ -19,15 +19,7 @@ from ..incumbent import Incumbent
 from ..lp.separation import LOCAL_TAIL_MIN_GAP, tailing_off
 from ..signals import pending
 from .state import DualState
-
-#: Rounds over which the bound must tail off before {0, 1/2}-cuts are separated: twice the
-#: clusters' window, since a root can pause for three rounds early while clusters still
-#: pay (wdbc: 3 rounds gained 0.99% of a 5% gap at 0.7 s, then 24 cuts made the tree
-#: 14 -> 28 s; the next round gained 21% of the gap by clusters alone).
-CUT_TAIL_ROUNDS = 6
-#: CD sweeps in a node's first round before the exact polish (the polish re-optimises λ
-#: anyway); later rounds sweep once over the clusters separated in the previous round.
-POLISH_SWEEPS = 5
+from ..tuning import CUT_TAIL_ROUNDS, POLISH_SWEEPS
 
 
 @dataclass

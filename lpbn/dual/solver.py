@@ -26,7 +26,7 @@ from ..incumbent import Incumbent, dag_of
 from ..lp.clusters import ClusterFamily
 from ..result import DAG, SolveResult
 from .bnb import BranchAndBound
-from .defaults import POLISH_MAX_ROWS
+from ..tuning import POLISH_MAX_ROWS
 from .options import LP_POLISH, DualOptions
 from .polish import polish
 from .relax import closed, relax

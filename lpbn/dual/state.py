@@ -25,11 +25,7 @@ from ..lp.clusters import ClusterFamily
 from ..lp.general_rows import GeneralRows
 from ..signals import pending
 from . import kernels as K
-
-
-#: Caches over at least this many 64-bit words per set (n >= 64 * CSR_MIN_WORDS - 63 variables)
-#: test cluster membership on the CSR parent lists instead of bitsets (see :mod:`.kernels`).
-CSR_MIN_WORDS = 4
+from ..tuning import CSR_MIN_WORDS
 
 
 class DualState:

@@ -45,18 +45,8 @@ from ..lp.model import EtaLP, choice_from_eta, is_integral
 from ..lp.separation import incumbent_clusters
 from ..result import DAG, OPTIMAL, OPTIMALITY_TOLERANCE
 from .branching import meets_parent, strong_edge_split
+from ..tuning import NODE_ROUNDS, NODE_STALL, NODE_MAX_PRICING, NODE_SECONDS
 
-#: cut rounds per node at most; a node's loop also ends once NODE_STALL says it stalls
-NODE_ROUNDS = 10
-#: (rounds, gain): a node's cut loop stops once its last rounds gained less than this share of
-#: the gap to the incumbent (the root's is ROOT_STALL in :mod:`lpbn.highs.ilp`)
-NODE_STALL = (3, 0.02)
-#: re-solves for pricing per cut round in a node before it separates anyway (the columns still
-#: pricing wait for the next round, and the round's bound is its duals' Lagrangian bound: valid
-#: over every allowed candidate); a node's last point is priced out before it is closed as a DAG
-NODE_MAX_PRICING = 1
-#: a node's cut loop stops after this many seconds (then it splits at its last LP point)
-NODE_SECONDS = 60.0
 #: a node whose bound is within this (relative) of the incumbent's score is closed: the one
 #: optimality tolerance (lpbn.bound, docs/trust.md), so a closed node's bound is within the
 #: slack the crossing check allows above the tree bound it leaves behind

@@ -18,10 +18,7 @@ import numpy as np
 from ..cache import ScoreCache
 from ..lp.model import EtaLP
 from ..lp.separation import edge_marginals
-
-#: strong branching: edges probed per split, and simplex iterations per probe
-STRONG = 8
-STRONG_ITERATIONS = 500
+from ..tuning import STRONG_EDGES as STRONG, STRONG_ITERATIONS
 
 
 def meets_parent(cache: ScoreCache, i: int, p: int) -> np.ndarray:

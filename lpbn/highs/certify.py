@@ -39,12 +39,11 @@ from ..lp.model import EtaLP
 from ..lp.separation import cheap_clusters, grown_clusters
 from ..result import OPTIMALITY_TOLERANCE
 from .branching import meets_parent, strong_edge_split
+from ..tuning import CERTIFY_ROUNDS_PER_NODE as ROUNDS_PER_NODE
 
 #: a node is closed when U(λ) <= target + CLOSE_RTOL * max(1, |target|) (verify allows 2e-9):
 #: the one optimality tolerance (lpbn.bound, docs/trust.md)
 CLOSE_RTOL = OPTIMALITY_TOLERANCE
-#: separation rounds per node before it splits
-ROUNDS_PER_NODE = 8
 
 
 @dataclass

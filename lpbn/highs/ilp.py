@@ -44,54 +44,14 @@ from ..lp.separation import incumbent_clusters
 from ..result import ERROR, MEMORY_LIMIT, OPTIMAL, SolveResult
 from ..support_ilp import support_ilp
 from .options import HighsOptions
+from ..tuning import (ROOT_MAX_PRICING, ZERO_HALF_SLACK_MIN_N, COLUMN_GENERATION_ABOVE,
+                      HIGHS_SUPPORT_MIP_SECONDS as SUPPORT_MIP_SECONDS,
+                      HIGHS_SUPPORT_MIP_SHARE as SUPPORT_MIP_SHARE, PURGE_EVERY, PURGE_CLUSTERS_EVERY,
+                      PURGE_CLUSTERS_MIN_DENSITY, ROOT_STALL, MIP_MIN_RELIABLE)
 
-#: re-solves for pricing per round of the root's cut loop before it separates anyway (the
-#: columns still pricing wait for the next solve; :func:`lpbn.lp.cut_loop.cut_loop`), on
-#: caches of at least PURGE_CLUSTERS_MIN_DENSITY candidates per variable (connect4 at 60 s:
-#: 155 rounds instead of 108, bound -231,963 -> -232,758).  On the sparse ones every round
-#: prices out: hailfinder-20000 (110 per variable) over eight draws of its scores' last bits
-#: (tools/experiments/perturbed_solves.py) took 20-84 s with the shortened rounds (mean
-#: 42.2 s; two draws of 68 and 84 s, MIPs of 17 and 546 nodes) against 19-59 s (mean 31.5 s)
-#: without, also when the rounds priced out below a 0.25% gap (16-106 s, mean 43.2 s).
-ROOT_MAX_PRICING = 0
-#: beyond this many variables the {0, 1/2} separation also tries nearly tight rows
-#: (``zero_half="slack"``, see :func:`solve_highs`)
-ZERO_HALF_SLACK_MIN_N = 40
-#: ``column_generation`` by default above this many candidates per variable (as the dual's
-#: polish LP, :attr:`lpbn.dual.polish.PolishLP.RESTRICT_ABOVE`)
-COLUMN_GENERATION_ABOVE = 64
-#: the sub-ILP over the root LP's support (:func:`_support_mip`) runs for at most this many
-#: seconds and this share of the time left
-SUPPORT_MIP_SECONDS = 10.0
-SUPPORT_MIP_SHARE = 0.1
-#: with ``zero_half="slack"`` the root's cut loop deletes the {0, 1/2}-cuts slack at every
-#: PURGE_EVERY-th LP point (:meth:`lpbn.lp.model.EtaLP.purge_cuts`): the cuts are dense, and a
-#: pivot over hailfinder-20000's ~2,000 rows cost 2.4 ms at the end of its root with them all,
-#: when most were slack (root 46 -> 25 s; results/bnlearn20000/README.md)
-PURGE_EVERY = 10
-#: the root of a dense cache (at least PURGE_CLUSTERS_MIN_DENSITY candidates per variable,
-#: priced) deletes, at every PURGE_CLUSTERS_EVERY-th LP point, the cluster and k-cluster rows
-#: slack there and at the check before, and puts them back before the MIP
-#: (:meth:`lpbn.lp.model.EtaLP.purge_clusters`).  On the caches independence selection writes
-#: (~850 per variable) they are most of the LP's nonzeros, two thirds of them idle: at 60 s,
-#: accidents (local cuts of 4) 88 -> 103 LP rounds, bound -348,455 -> -348,753; connect4
-#: -230,287 -> -231,476 (gap 2.53% -> 1.90%).  On the sparse BLIP caches (64-171 per variable)
-#: the rows came back round after round: munin1-5000 optimal in 51 s instead of 33 s (though
-#: pigs-5000 ended at 0.041% instead of 0.108%).  0: never.
-PURGE_CLUSTERS_EVERY = 5
-PURGE_CLUSTERS_MIN_DENSITY = 500
 #: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
 #: more than this (relative): room for the rounding in the duals' sums, in the safe direction
 FIX_RTOL = 1e-7
-#: ``tree="price"``: the root's cut loop hands over to the branch and price once its last
-#: ROOT_STALL[0] rounds lowered the bound by less than ROOT_STALL[1] of its gap to the
-#: incumbent (:func:`lpbn.lp.cut_loop.cut_loop`'s ``stall``)
-ROOT_STALL = (50, 0.05)
-#: HiGHS's reliability for pseudocost branching in the MIP (its default 8): strong branching at
-#: the MIP's first node was 7,426 of 12,157 simplex iterations on hailfinder at N = 20,000;
-#: with 2, `lpbn.solve(cache, "highs")` 29.9 -> 25.3 s there, autos 10.1 -> 8.7 s, letter 28.5
-#: -> 27.4 s, alarm1000, carpo500, zoo, adult unchanged (0 gave 358 nodes and 33 s on hailfinder)
-MIP_MIN_RELIABLE = 2
 
 
 # ---------------------------------------------------------------------- decoding

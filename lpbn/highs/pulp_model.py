@@ -41,13 +41,7 @@ from .options import PulpCbcOptions
 from ..lp.cut_loop import cut_loop
 from ..lp.model import EtaLP
 from ..lp.separation import incumbent_clusters
-
-#: CBC's start-up, model writing and solution reading, taken off its ``timeLimit``
-CBC_START_SECONDS = 0.3
-#: below this much time left, CBC is not started (the incumbent and bound so far are returned)
-CBC_MIN_SECONDS = 0.2
-#: seconds to build the PuLP model per candidate parent set (with the generation rows)
-PULP_SECONDS_PER_SET = 2e-5
+from ..tuning import CBC_START_SECONDS, CBC_MIN_SECONDS, PULP_SECONDS_PER_SET
 
 
 class _TrackedSubprocess:

@@ -31,9 +31,8 @@ import numpy as np
 
 from ..cache import ScoreCache
 from .collect import Collector, tie_tol
-
-CHUNK_NODES = 200_000
-BUFFER = 4096
+from ..tuning import (KBEST_CHUNK_NODES as CHUNK_NODES, KBEST_BUFFER as BUFFER, KBEST_MAX_GROUP as MAX_GROUP,
+                      KBEST_LP_SHARE as LP_SHARE, KBEST_LP_SECONDS as LP_SECONDS, KBEST_AIM as AIM)
 
 
 def order_seed(cache: ScoreCache, order: np.ndarray, k: int, with_scores: bool = False):
@@ -274,10 +273,6 @@ def _search(n, vorder, offs, cmask, cscore, cfull, creg, rperm, by_regret, lpu, 
     return 0
 
 
-#: largest pattern-database group (n·2^(n-1) doubles: 22 -> 370 MB, a few seconds)
-MAX_GROUP = 22
-
-
 def _group_bounds(cache: ScoreCache, limit: int, control):
     """:class:`lpbn.kbest.tables.GroupBounds` with the largest groups the memory limit allows
     (at most :data:`MAX_GROUP`), grouped by coupling (:func:`lpbn.bfbnb.heuristic.make_groups`);
@@ -304,11 +299,6 @@ def _decision_order(cache: ScoreCache, opt_parents: list[tuple[int, ...]] | None
         if topo is not None:
             return np.array(topo, dtype=np.int64)
     return np.argsort(cache.counts(), kind="stable").astype(np.int64)
-
-
-#: share of the remaining time the LP bounds may take (at most LP_SECONDS)
-LP_SHARE = 0.2
-LP_SECONDS = 120.0
 
 
 def _lp_bounds(cache: ScoreCache, control, stats: dict):
@@ -450,10 +440,6 @@ def enumerate_bnb(cache: ScoreCache, k: int, control, *, classes: bool = False,
     stats["rounds"] = rounds
     out["stats"] = stats
     return out
-
-
-#: the deepening rounds aim at this many times K DAGs above their threshold
-AIM = 2.0
 
 
 def _first_guess(top: float, seed_scores: np.ndarray, k: int, seed: float) -> float:

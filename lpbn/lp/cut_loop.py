@@ -31,13 +31,7 @@ from .separation import (
     tailing_off,
 )
 from .zero_half import MIN_VIOLATION, zero_half_cuts
-
-#: {0, 1/2}-cut passes with ``zero_half="slack"``: the zero-cost combinations first, then rows
-#: and columns within these slacks of tight / integral (:func:`lpbn.lp.zero_half.zero_half_cuts`),
-#: each pass only when the one before found nothing
-ZERO_HALF_SLACKS = (0.0, 0.1, 0.25)
-#: a cut of the slack passes must be violated by at least this (the zero-cost ones by 1/2)
-ZERO_HALF_MIN_VIOLATION = 0.05
+from ..tuning import ZERO_HALF_SLACKS, ZERO_HALF_MIN_VIOLATION
 
 
 @dataclass

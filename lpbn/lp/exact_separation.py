@@ -32,16 +32,11 @@ from .highs_session import new_highs, run as run_highs
 from . import numpy_kernels
 from .numpy_kernels import use_numpy
 from .separation import SUPPORT_TOL, VIOLATION_TOL, edge_marginals, strong_components
+from ..tuning import SUBIP_MAX_SOLS, ENUM_MAX_NODES, NUMPY_ENUM_MAX_NODES
 
-#: The sub-IP stops after this many improving (violated) clusters; the last sub-IP of a
-#: loop, which finds none, still proves infeasibility.  None: solve to optimality.
-SUBIP_MAX_SOLS: int | None = 3
 #: Components up to this size are first searched by exact enumeration (branch and bound
 #: over subsets, at most ENUM_MAX_NODES nodes) before the HiGHS sub-IP is used.
 ENUM_MAX_VARIABLES = 63
-ENUM_MAX_NODES = 2_000_000
-#: ... and in numpy (:func:`lpbn.lp.numpy_kernels.enum_subsets`, small caches without numba)
-NUMPY_ENUM_MAX_NODES = 300_000
 
 
 @dataclass

@@ -43,11 +43,7 @@ import numpy as np
 from ..bitsets import csr_to_bitsets, to_bitset
 from ..cache import ScoreCache, gather_csr
 from .highs_session import new_highs, run
-
-#: Smallest violation (in the box normalisation -1 <= y <= 1) a local cut must have.
-MIN_VIOLATION = 1e-3
-#: Variables of largest edge marginal that each variable's sets are drawn from.
-NEIGHBOURS = 6
+from ..tuning import LOCAL_CUTS_MIN_VIOLATION as MIN_VIOLATION, LOCAL_CUTS_NEIGHBOURS as NEIGHBOURS
 
 
 #: The family polytopes whose rows are separated: DAGs on 3, 4 or 5 nodes (25, 543, 29,281).

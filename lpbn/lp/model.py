@@ -35,6 +35,7 @@ from typing import Any
 import highspy
 import numpy as np
 
+from .. import tuning
 from ..cache import ScoreCache
 from .clusters import ClusterFamily, cluster_rows_csr, cluster_rows_on, unseen_rows
 from .general_rows import GeneralRows, canonical_row
@@ -602,10 +603,10 @@ class EtaLP:
                           safe=lambda: self.safe_bound(row_dual, value))
 
     # ------------------------------------------------------------------ column generation
-    #: Columns per variable a restricted model starts with (its best scores, and the empty set).
-    START_COLUMNS = 16
-    #: Columns per variable priced in per round at most (largest reduced cost first).
-    PRICE_COLUMNS = 8
+    #: Columns per variable a restricted model starts with (its best scores, and the empty set)
+    #: and priced in per round at most (largest reduced cost first): lpbn.tuning.
+    START_COLUMNS = tuning.ETA_LP_START_COLUMNS
+    PRICE_COLUMNS = tuning.ETA_LP_PRICE_COLUMNS
 
     @classmethod
     def start_columns(cls, cache: ScoreCache, k: int | None = None) -> np.ndarray:

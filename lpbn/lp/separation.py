@@ -29,35 +29,13 @@ from ..cache import ScoreCache
 from . import numpy_kernels
 from .clusters import cluster_activity
 from .numpy_kernels import use_numpy
+from ..tuning import TAIL_GAIN, TAIL_MIN_GAP, TAIL_ROUNDS
+from ..tuning import LOCAL_TAIL_MIN_GAP, LOCAL_TIME_SHARE  # noqa: F401  (re-exported to the cut loops)
 
 #: Violation (1 - activity of eq. 6, or excess of eq. 5) under which a row counts as satisfied.
 VIOLATION_TOL = 1e-6
 #: η values at or below this are treated as zero in support graphs and the sub-IP.
 SUPPORT_TOL = 1e-9
-#: k-clusters (Cussens et al. 2017) join the cluster rounds once the last TAIL_ROUNDS rounds
-#: lowered the bound by less than TAIL_GAIN times its gap to the incumbent, while that gap is
-#: above TAIL_MIN_GAP (relative).  connect4 and accidents find violated clusters for minutes:
-#: their 90-s dual root gaps were 11.9% and 4.4% with k-clusters only after the last cluster,
-#: 4.1% and 1.5% with them beside the tail.  Small gaps are the branching's: there the extra
-#: rows cost in every node (HiGHS on hailfinder-20000, 3 k-rows in the root tail: 25 s -> 123 s).
-TAIL_ROUNDS = 3
-TAIL_GAIN = 0.01
-TAIL_MIN_GAP = 0.01
-#: Local cuts (:mod:`lpbn.lp.local_cuts`) beside tailing cluster rounds once the gap is below
-#: TAIL_MIN_GAP (1%, where the k-clusters and {0, 1/2}-cuts stop: accidents' root tails off at
-#: 0.88% with cluster rounds that gain 11 in five minutes) and while it is above this share of
-#: the incumbent's score.  Above 1% they stay out: on connect4 they slowed the k-clusters' and
-#: {0, 1/2}-cuts' rounds (gap 0.844% at 300 s against 0.696% without them).
-LOCAL_TAIL_MIN_GAP = 1e-4
-#: Beside the tailing rounds the local cuts' separation may take at most this share of the
-#: cut loop's time so far (when nothing else is violated they are tried regardless).  Their
-#: back-off resets on any cut found, and on caches whose cluster rounds still gain they found
-#: a few cuts in every round: munin1-5000 (186 variables) beside ASOBS spent 38.6 of its 60 s
-#: on them and ended at a 0.52% gap, against optimal in 37 s without them (so they are on
-#: only on dense caches, lpbn.certified.LOCAL_CUTS_MIN_DENSITY).  With five variables (600 s
-#: from ASOBS's DAG, root then branch and price): connect4 0.561 / 0.521 / 0.563% at a share
-#: of 0.25 / 0.5 / 0.75 (at 0.75 the root never stalled), accidents 0.378 / 0.364% at 0.25 / 0.5.
-LOCAL_TIME_SHARE = 0.5
 
 
 # ---------------------------------------------------------------------- when to separate what

@@ -44,14 +44,12 @@ import numpy as np
 from ..cache import ScoreCache
 from .clusters import cluster_activity, cluster_rows_csr, cluster_rows_on
 from .general_rows import GeneralRows
+from ..tuning import MAX_ELIMINATION_CELLS
 
 #: η at most this far from 0 or 1 counts as integral (its bound row has no slack).
 INTEGRAL_TOL = 1e-6
 #: A cut is kept when η* violates it by more than this.
 MIN_VIOLATION = 1e-6
-#: No separation when the GF(2) elimination table (rows x (fractional columns + rows)) would
-#: be larger than this (a point with thousands of fractional columns on a wide cache).
-MAX_ELIMINATION_CELLS = 25_000_000
 
 #: Kinds of the rows a combination may use.
 CONVEXITY, CLUSTER, EXTRA = 0, 1, 2

@@ -12,17 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..options import ANY, NONNEG_INT, SEED, MethodOptions, choices, opt
-from .population import DEFAULT_GENERATION, DEFAULT_POPULATION
-
-#: A chain whose base has not moved for this many of its restarts climbs again from a fresh
-#: random ordering (0 or None: never).  An iterated local search finds its best within seconds
-#: and then circles its basin: on one cache the seeds end 380 apart on connect4 and 270 on
-#: plants, and fresh chains after 5,000 idle restarts were ahead in 7 of 16 seed pairs on six
-#: data sets (connect4 +341, plants +269), level in 8, behind in 1 (-10.6 on accidents);
-#: results/scale/README.md, "The ILP beside the search takes its DAGs".  Only searches that
-#: restart thousands of times meet it (a few hundred variables at the suite's 60 s); the
-#: default stopping rule (DEFAULT_PATIENCE) ends a search long before.
-DEFAULT_STALL = 5000
+from ..tuning import ORDERING_GENERATION as DEFAULT_GENERATION, ORDERING_POPULATION as DEFAULT_POPULATION
+from ..tuning import ORDERING_STALL as DEFAULT_STALL
 
 
 @dataclass(frozen=True)

@@ -30,11 +30,6 @@ import numpy as np
 from .obs import Point
 from .workspace import Workspace
 
-#: elite local optima kept (the best distinct scores)
-DEFAULT_POPULATION = 10
-#: restarts in a row without improvement that end an individual's iterated local search
-DEFAULT_GENERATION = 100
-
 
 class Population:
     """The best ``size`` local optima with distinct scores (their DAG's topological orders)."""

@@ -60,25 +60,20 @@ from ..result import DAG
 from .asobs import asobs_lift, asobs_restart
 from .obs import Point, obs_restart
 from .options import DEFAULT_STALL, SearchOptions  # noqa: F401  (DEFAULT_STALL re-exported)
-from .population import DEFAULT_GENERATION, Population
+from .population import Population
 from .starts import (RESTART_SCHEMES, START_ORDERS, apply_restart, draw_restart, fresh_start,
                      start_order)
 from .workspace import Workspace
+from ..tuning import ORDERING_GENERATION as DEFAULT_GENERATION
+from ..tuning import ORDERING_PATIENCE as DEFAULT_PATIENCE, ORDERING_SECONDS as DEFAULT_SECONDS
 
 RULES = ("obs", "asobs")
 TRAILS = ("obs", "asobs", "both")
 
-#: Default stopping rule when no time limit, restart budget or patience is given: stop after
-#: ``DEFAULT_PATIENCE`` restarts in a row without improvement, or after ``DEFAULT_SECONDS``
-#: (at n = 10,000 a restart takes about a second and most restarts still improve, so
-#: patience alone could take hours).
-DEFAULT_PATIENCE = 200
-DEFAULT_SECONDS = 60.0
 
 #: Insertion moves reach this many positions (None: any distance; 0: adjacent swaps only, the
 #: paper's OBS).
 DEFAULT_WINDOW = None
-
 
 
 @dataclass

@@ -14,9 +14,7 @@ import numpy as np
 
 from ..cache import ScoreCache
 from . import kernels as K
-
-#: Move evaluations per kernel call between two polls of the stop rule.
-CLIMB_CHUNK = 1 << 13
+from ..tuning import ORDERING_CLIMB_CHUNK as CLIMB_CHUNK
 
 
 class Workspace:

@@ -20,13 +20,9 @@ import numpy as np
 from ..cache import ScoreCache
 from ..errors import InputError
 from .typed import Table, auto_score, read_typed
+from ..tuning import AUTO_EXHAUSTIVE_MAX_SETS
 
 SCORES = ("bic-g", "bge", "bic-cg")
-
-
-#: ``explore="auto"`` is exhaustive when each variable has at most this many parent sets within
-#: the parent limit (the discrete scorer's AUTO_EXHAUSTIVE_MAX_SETS), else independence selection
-AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
 
 
 def score_continuous(data: Any, score: str = "auto", max_parents: int | None = None, *,

@@ -28,6 +28,7 @@ import math
 
 import numba
 import numpy as np
+from ..tuning import DENSE_CELLS  # noqa: F401  (re-exported to the counting kernels)
 
 
 def lg_table(N: int) -> np.ndarray:
@@ -241,9 +242,6 @@ def extend_and_count(src, col, r, dst, xcol, rx, cnt, pacnt, touched, tpa, lgt, 
             npa += 1
         pacnt[c] += 1
     return _finish(cnt, pacnt, touched, nt, tpa, npa, lgt, want_bdeu, aq, aqr)
-
-
-DENSE_CELLS = 1 << 14
 
 
 @numba.njit(cache=True)

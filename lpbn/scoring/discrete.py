@@ -26,24 +26,7 @@ from .kbest import algorithm2_bounds
 from .parallel import default_jobs, explore_all, progress_bar
 from .pruning import tian_global_bound
 from .scores import BDEU, LN2, MDL, kind_of
-
-#: ``explore="auto"`` enumerates exhaustively when a variable has at most this many parent sets
-#: within the parent limit (user limit and Tian's Thm 1), else it uses independence selection.
-AUTO_EXHAUSTIVE_MAX_SETS = 1_000_000
-#: an exhaustive exploration of more candidate sets than this (all variables; within Tian's
-#: global bound and the parent limit for one network, the parent limit alone for the k best,
-#: whose bounds are per variable) runs in a worker process even with one job: a single
-#: variable's DFBnB is one numba call that can last minutes, during which this process could
-#: not act on Ctrl-C or SIGTERM; the parent stays responsive and terminates the worker
-ISOLATE_MIN_SETS = 2_000_000
-#: ``time_per_variable="auto"``: about this many seconds of exploration in all (wall clock, spread
-#: over the workers), at most 1 s and at least 0.05 s per variable; that total is kept by giving
-#: each variable its share of the time left (lpbn.scoring.parallel.BudgetSchedule: a variable's
-#: first pushes may overrun its budget, the final phase and the assembly take time too, and
-#: moviereview's 300 planned seconds became 353-364 s with a fixed budget per variable).
-AUTO_EXPLORE_SECONDS = 300.0
-#: Runs smaller than this (variables x rows) are scored in this process by default.
-SERIAL_CELLS = 200_000
+from ..tuning import AUTO_EXHAUSTIVE_MAX_SETS, ISOLATE_MIN_SETS, AUTO_EXPLORE_SECONDS, SERIAL_CELLS
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,9 @@ from .counting import buffer_limit, lg_table
 from .data import read_data
 from ..result import smallest_topological_order
 from .scores import LN2, MDL, kind_of
+from ..tuning import TABU_TENURE, MAX_IDLE
 
 __all__ = ["MAX_IDLE", "TABU_TENURE", "ClimbOptions", "HillClimbResult", "hill_climb"]
-
-#: moves a reversed/added/removed pair stays tabu, and tabu moves in a row without a new best
-#: before a climb ends: bnlearn ``tabu()``'s defaults (``tabu = 10``, ``max.tabu = tabu``)
-TABU_TENURE = 10
-MAX_IDLE = 10
 
 
 @dataclass

@@ -25,8 +25,7 @@ from collections import deque
 import numpy as np
 
 from .scores import penalty_coef
-
-DEFAULT_BUDGET = 20000
+from ..tuning import ALGORITHM2_BUDGET as DEFAULT_BUDGET
 
 
 def d_of_y(N: int, c_bits: float, alpha: float, ny: int) -> int:

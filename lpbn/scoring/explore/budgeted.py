@@ -25,9 +25,7 @@ from ..pruning import degree_bound
 from ..scores import AIC, BDEU, BIC, local_score, penalty_coef
 from . import frontier as F
 from . import greedy, independence, sequential
-
-_CHUNK_FAST = 0.01   # seconds: a chunk faster than this doubles the next one
-_CHUNK_SLOW = 0.05   # ... slower than this halves it
+from ...tuning import EXPLORE_CHUNK_FAST as _CHUNK_FAST, EXPLORE_CHUNK_SLOW as _CHUNK_SLOW
 
 
 def _empty_family(ctx, x: int):
