@@ -7,6 +7,11 @@ difference must clear (docs/engine.md, "Tuning constants and sweeps").
 
     python tools/sweep.py NAME V1,V2,... --suite SUITE --repeats R -o DIR [--time-limit S]
                           [--jobs J] [--instances A,B] [--dry-run]
+    python tools/sweep.py --screen NAME1=V1 NAME2=V2 ... --suite SUITE --repeats R -o DIR
+
+``--screen`` tries one other value for each of several constants against one shared default:
+per round the defaults once, then every NAME=V once (the order rotated), and per setting its
+ratio to the default of the same round (paired, so a slow spell of the machine cancels).
 
 The current value of NAME joins the sweep if not listed.  A run whose record is already under
 DIR is not run again (a sweep can be resumed).  Run on a quiet machine.
@@ -49,8 +54,9 @@ def run_dir(out: Path, name: str, value: Any, r: int) -> Path:
     return out / f"{name}={label(value)}" / f"round{r + 1}"
 
 
-def bench_command(name: str, value: Any, suite: str, out: Path, extra: list[str]) -> list[str]:
-    return [sys.executable, "-m", "lpbn", "bench", suite, "--methods", "auto", "--tune", f"{name}={value!r}",
+def bench_command(name: str | None, value: Any, suite: str, out: Path, extra: list[str]) -> list[str]:
+    tune = [] if name is None else ["--tune", f"{name}={value!r}"]
+    return [sys.executable, "-m", "lpbn", "bench", suite, "--methods", "auto", *tune,
             "--no-plots", "-q", "-o", str(out), *extra]
 
 
@@ -88,7 +94,64 @@ def table(name: str, default: Any, results: dict[Any, list[dict[str, Any]]]) -> 
     return "\n".join(lines)
 
 
+def screen_table(results: dict[str, list[dict[str, Any]]]) -> str:
+    """The Markdown report of a screen (``results``: "default" or "NAME=V" -> one measure per
+    round, in round order)."""
+    base = results["default"]
+    med0 = statistics.median(m["geomean"] for m in base)
+    lines = ["| setting | whole-process geomean per round (s) | paired ratio per round | median ratio | optimal |",
+             "|---|---|---|---|---|"]
+    for key, ms in results.items():
+        ratios = [m["geomean"] / b["geomean"] for m, b in zip(ms, base)]
+        each = ", ".join(f"{m['geomean']:.3f}" for m in ms)
+        optimal = ", ".join(f"{m['optimal']}/{m['runs']}" for m in ms)
+        lines.append(f"| {key} | {each} | {', '.join(f'{x:.3f}' for x in ratios)} | "
+                     f"{statistics.median(ratios):.3f} | {optimal} |")
+    g = [m["geomean"] for m in base]
+    if len(g) > 1:
+        lines += ["", f"Noise: the default's {len(g)} rounds spread {min(g):.3f}-{max(g):.3f} s, "
+                  f"{100 * (max(g) - min(g)) / med0:.1f}% of their median."]
+    return "\n".join(lines)
+
+
+def screen(args) -> int:
+    """``--screen``: one other value per constant against one shared default, rounds alternating."""
+    try:
+        settings = [(t.split("=", 1)[0], parse_tune([t])[t.split("=", 1)[0]]) for t in args.screen]
+        from lpbn.bench import load_suite
+        suite_name = load_suite(args.suite).name
+        if Path(args.suite).exists():
+            args.suite = str(Path(args.suite).resolve())
+    except (InputError, IndexError) as exc:
+        print(f"sweep: {exc}", file=sys.stderr)
+        return 2
+    runs = [(None, None)] + settings
+    out = Path(args.output).resolve()
+    results: dict[str, list[dict[str, Any]]] = {}
+    for r in range(args.repeats):
+        k = r % len(runs)
+        for name, value in runs[k:] + runs[:k]:
+            key = "default" if name is None else f"{name}={value!r}"
+            where = out / ("default" if name is None else f"{name}={label(value)}") / f"round{r + 1}"
+            latest = where / suite_name / "latest"
+            if not (latest / "results.json.gz").exists():
+                print(f"round {r + 1}/{args.repeats}: {key}", file=sys.stderr, flush=True)
+                subprocess.run(bench_command(name, value, args.suite, where, []), cwd=ROOT)
+            results.setdefault(key, []).append(measure(latest.resolve()))
+    results = {"default": results["default"], **{k: v for k, v in results.items() if k != "default"}}
+    print(screen_table(results))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--screen":
+        q = argparse.ArgumentParser(description="screen several constants against one default")
+        q.add_argument("--screen", nargs="+", required=True, metavar="NAME=V")
+        q.add_argument("--suite", required=True)
+        q.add_argument("--repeats", type=int, default=3)
+        q.add_argument("-o", "--output", required=True, metavar="DIR")
+        return screen(q.parse_args(argv))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("name", metavar="NAME")
     p.add_argument("values", metavar="V1,V2,...")
