@@ -7,7 +7,7 @@ difference must clear (docs/engine.md, "Tuning constants and sweeps").
 
     python tools/sweep.py NAME V1,V2,... --suite SUITE --repeats R -o DIR [--time-limit S]
                           [--jobs J] [--instances A,B] [--dry-run]
-    python tools/sweep.py --screen NAME1=V1 NAME2=V2 ... --suite SUITE --repeats R -o DIR
+    python tools/sweep.py --screen NAME1=V1 NAME2=V2 ... --suite SUITE --repeats R -o DIR [--source cache]
 
 ``--screen`` tries one other value for each of several constants against one shared default:
 per round the defaults once, then every NAME=V once (the order rotated), and per setting its
@@ -136,7 +136,8 @@ def screen(args) -> int:
             latest = where / suite_name / "latest"
             if not (latest / "results.json.gz").exists():
                 print(f"round {r + 1}/{args.repeats}: {key}", file=sys.stderr, flush=True)
-                subprocess.run(bench_command(name, value, args.suite, where, []), cwd=ROOT)
+                extra = ["--source", args.source] if args.source else []
+                subprocess.run(bench_command(name, value, args.suite, where, extra), cwd=ROOT)
             results.setdefault(key, []).append(measure(latest.resolve()))
     results = {"default": results["default"], **{k: v for k, v in results.items() if k != "default"}}
     print(screen_table(results))
@@ -151,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("--suite", required=True)
         q.add_argument("--repeats", type=int, default=3)
         q.add_argument("-o", "--output", required=True, metavar="DIR")
+        q.add_argument("--source", choices=("auto", "data", "cache"), help="as lpbn bench --source")
         return screen(q.parse_args(argv))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("name", metavar="NAME")
