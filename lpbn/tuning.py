@@ -27,16 +27,16 @@ compiled into cached numba kernels and cannot be overridden that way (lpbn.bench
 # (lpbn.portfolio; the plans and their measurements: results/scale, results/dual, results/large)
 
 #: subset DP up to this many variables
-#: evidence: none (the initial choice), fc6ba28 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 17: 0.965 of the default, within noise (5.7%)
 AUTO_DP_MAX_N = 20
 #: order-graph search (bfbnb) up to this many variables on dense caches
-#: evidence: uci-bic3 anchors, 1 run, 5c72bfc — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 25: 1.116 and one cache fewer optimal in 60 s
 AUTO_BFBNB_MAX_N = 30
 #: candidates per variable from which a cache counts as dense for bfbnb
-#: evidence: uci-bic3 anchors, 1 run, 5c72bfc — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 100: 0.994, within noise (5.7%)
 AUTO_BFBNB_MIN_DENSITY = 50
 #: the dual-vs-bfbnb race up to this many variables (two cores)
-#: evidence: medium suite (alarm-5000/wdbc), 1 run, 528b494 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 30: 1.014 and soybean unsolved in 60 s
 AUTO_RACE_MAX_N = 40
 #: the dual LP branch and bound up to this many variables
 #: evidence: 13 gobnilp anchors + blip suite, 1 run, 93ba253 — needs a whole-suite sweep
@@ -57,28 +57,25 @@ AUTO_HIGHS_MAX_N = 1500
 #: evidence: large suite (diabetes/pigs/munin/moviereview), 1 run, 910a67d — needs a whole-suite sweep
 AUTO_SEARCH_HIGHS_MIN_N = 300
 #: seconds the numba-free HiGHS stage gets on small sparse caches before the chosen method
-#: evidence: startup suite (water1000 ... hailfinder500), 1 run, d5cecb5 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 0.75: 0.945, within noise (5.7%)
 AUTO_LIGHT_SECONDS = 1.5
 #: candidates per variable up to which a cache gets the numba-free stage
 #: evidence: startup suite, 1 run, d5cecb5 — needs a whole-suite sweep
 AUTO_LIGHT_MAX_DENSITY = 40
 #: fewest variables for the numba-free stage (the DP's numpy path is faster below)
-#: evidence: hepatitis + random caches, 1 run, d5cecb5 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 23: 1.042 (rounds 1.016-1.126)
 AUTO_LIGHT_MIN_DP_N = 19
 
 # ---------------------------------------------------------------- race (lpbn.race)
 
-#: seconds the method here runs alone before the rival starts
-#: evidence: alarm1000/wdbc, 1 run, 528b494 — needs a whole-suite sweep
-RACE_DELAY = 2.0
 #: seconds to wait for the rival's answer after a time limit or a signal
 #: evidence: none (a plain choice), 528b494
 RIVAL_GRACE = 5.0
 #: the rival yields its core when it projects more than this many seconds still to go
-#: evidence: wdbc/soybean (uci-bic3), runs not recorded, 584d576 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — off: 0.952, noise at a 60-s limit; no limit unswept
 HANDOVER_HORIZON = 30.0
 #: ... in this many consecutive per-layer estimates
-#: evidence: wdbc/soybean (uci-bic3), runs not recorded, 5044367 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 4: 0.936, within noise (rounds 0.878-1.081)
 HANDOVER_LAYERS = 2
 #: seconds a yielding rival has to send its answer before it is killed
 #: evidence: none (a plain choice), 5044367
@@ -144,7 +141,7 @@ COLD_PAIRS = 50_000_000
 #: evidence: none (a memory bound), f5d90f6
 PAIR_BLOCK = 2_000_000
 #: largest n the DP solves with numpy alone
-#: evidence: random caches (n = 16), 1 run, b8a6a13 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 12: 0.969, within noise (5.7%)
 NUMPY_MAX_N = 16
 #: ... while numba is not loaded in the process
 #: evidence: random caches (n = 17/20), 1 run, f5d90f6 — needs a whole-suite sweep
@@ -243,7 +240,7 @@ OBS_IDLE_SHARE = 0.1
 #: evidence: wdbc/soybean only, 1 run, 79754d3 — needs a whole-suite sweep
 FIXING_REBUILD_FRACTION = 0.5
 #: inside the root, fix and rebuild once λ fixes this share of the candidates
-#: evidence: wdbc/nltcs/autos (uci-bic3), runs not recorded, a198343 — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 0.3: 0.916, within noise (rounds 0.907-1.025)
 ROOT_FIXING_FRACTION = 0.6
 #: support ILPs free of charge at the start of the dual's search
 #: evidence: wdbc/alarm-5000 only, 1 run, f7566de — needs a whole-suite sweep
@@ -258,7 +255,7 @@ DUAL_SUPPORT_MIP_NODE_SECONDS = 1.0
 #: evidence: none (a plain choice), a8af523
 DUAL_SUPPORT_MIP_SHARE = 0.1
 #: rounds over which the bound must tail off before the dual separates {0, 1/2}-cuts
-#: evidence: wdbc only, 1 run, ea9838c — needs a whole-suite sweep
+#: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 3: 0.991, within noise (5.7%)
 CUT_TAIL_ROUNDS = 6
 #: CD sweeps in a node's first round before the exact polish
 #: evidence: none (a plain choice), 000d962

@@ -314,7 +314,7 @@ from lpbn.lp.model import EtaLP
 def probe(cache, control, **options):
     r = lpbn.solve(cache, method="dp")
     # bound at import (race.py's `from .tuning import`, a class attribute) and read at call time
-    r.stats.update(race_delay=lpbn.race.RACE_DELAY, eta_start=EtaLP.START_COLUMNS,
+    r.stats.update(rival_grace=lpbn.race.RIVAL_GRACE, eta_start=EtaLP.START_COLUMNS,
                    stall=list(tuning.ROOT_STALL))
     return r
 
@@ -331,7 +331,7 @@ def test_tune_overrides_reach_every_worker_and_are_recorded(tiny_suite, tmp_path
     plugin = tmp_path / "probe.py"
     plugin.write_text(PROBE)
     out = tmp_path / "res"
-    tune = ["--tune", "AUTO_LIGHT_MIN_DP_N=1", "--tune", "RACE_DELAY=7", "--tune", "ETA_LP_START_COLUMNS=3",
+    tune = ["--tune", "AUTO_LIGHT_MIN_DP_N=1", "--tune", "RIVAL_GRACE=7", "--tune", "ETA_LP_START_COLUMNS=3",
             "--tune", "ROOT_STALL=(9, 0.5)"]
     assert main(["bench", str(tiny_suite), "--methods", "auto,probe", "--plugin", str(plugin), "--instances",
                  "iris", "--no-warmup", "--no-plots", "-o", str(out), "-q", *tune]) == 0
@@ -339,12 +339,12 @@ def test_tune_overrides_reach_every_worker_and_are_recorded(tiny_suite, tmp_path
     assert rows["auto"]["solver"] == "highs" and rows["auto"]["check"] == "ok"
     run_dir = next(d for d in (out / "tiny").iterdir() if d.name != "latest")
     record = read_record(run_dir)
-    assert record["tune"] == {"AUTO_LIGHT_MIN_DP_N": 1, "RACE_DELAY": 7.0, "ETA_LP_START_COLUMNS": 3,
+    assert record["tune"] == {"AUTO_LIGHT_MIN_DP_N": 1, "RIVAL_GRACE": 7.0, "ETA_LP_START_COLUMNS": 3,
                               "ROOT_STALL": [9, 0.5]}
     stats = next(r["stats"] for r in record["rows"] if r["method"] == "probe")
-    assert stats["race_delay"] == 7.0 and stats["eta_start"] == 3 and stats["stall"] == [9, 0.5]
+    assert stats["rival_grace"] == 7.0 and stats["eta_start"] == 3 and stats["stall"] == [9, 0.5]
     summary = (run_dir / "summary.md").read_text()
-    assert "`--tune` `AUTO_LIGHT_MIN_DP_N=1`" in summary and "--tune RACE_DELAY=7" in summary
+    assert "`--tune` `AUTO_LIGHT_MIN_DP_N=1`" in summary and "--tune RIVAL_GRACE=7" in summary
     assert "`ROOT_STALL=(9, 0.5)`" in summary
     (run_dir / "summary.md").unlink()
     assert main(["bench", "--report", str(run_dir), "--no-plots"]) == 0
@@ -358,8 +358,8 @@ def test_tune_overrides_reach_every_worker_and_are_recorded(tiny_suite, tmp_path
 
 
 @pytest.mark.parametrize("item, msg", [
-    ("NOPE=1", "no tuning constant NOPE"), ("RACE_DELAY", "expected NAME=VALUE"),
-    ("RACE_DELAY=fast", "not a number"), ("AUTO_DP_MAX_N=2.5", "type int"),
+    ("NOPE=1", "no tuning constant NOPE"), ("RIVAL_GRACE", "expected NAME=VALUE"),
+    ("RIVAL_GRACE=fast", "not a number"), ("AUTO_DP_MAX_N=2.5", "type int"),
     ("AUTO_DP_MAX_N=True", "type int"), ("ROOT_STALL=3", "tuple of 2"),
     ("DENSE_CELLS=64", "compiled into cached numba kernels")])
 def test_bad_tune_is_one_line_and_exit_2(tiny_suite, tmp_path, item, msg, capsys):
@@ -383,16 +383,16 @@ def test_warmup_jobs_carry_the_overrides(tmp_path):
             done.set_result(None)
             return done
 
-    config = BenchConfig(tune={"RACE_DELAY": 3.0})
+    config = BenchConfig(tune={"RIVAL_GRACE": 3.0})
     runner._warmup(["auto", "dp", "gap"], Pool(), tmp_path, 1000, config, None, SimpleNamespace(note=print))
-    assert len(jobs) == 3 and all(j["tune"] == {"RACE_DELAY": 3.0} for j in jobs)
+    assert len(jobs) == 3 and all(j["tune"] == {"RIVAL_GRACE": 3.0} for j in jobs)
 
 
 def test_apply_tuning_refuses_once_lpbn_is_imported():
     from lpbn.bench.worker import apply_tuning
     apply_tuning({})  # nothing to do
     with pytest.raises(RuntimeError, match="before the overrides"):
-        apply_tuning({"RACE_DELAY": 3.0})
+        apply_tuning({"RIVAL_GRACE": 3.0})
 
 
 def test_external_peer_is_timed_and_checked(tiny_suite, tmp_path, known_optima):

@@ -220,7 +220,7 @@ def test_sweep_alternates_values_and_reports_ratio_and_noise():
     assert [v for r, v in order if r == 2] == [5.0, 2.0, 3.0]
     res = {2.0: [{"geomean": g, "optimal": 9, "runs": 10, "wrong": 0} for g in (1.0, 1.1, 0.9)],
            3.0: [{"geomean": g, "optimal": 10, "runs": 10, "wrong": 0} for g in (0.5, 0.6, 0.4)]}
-    text = sweep.table("RACE_DELAY", 2.0, res)
+    text = sweep.table("RIVAL_GRACE", 2.0, res)
     assert "| 2.0 (default) | 1.000, 1.100, 0.900 | 1.000 | 1.000 | 9/10, 9/10, 9/10 |" in text
     assert "| 3.0 | 0.500, 0.600, 0.400 | 0.500 | 0.500 | 10/10, 10/10, 10/10 |" in text
     assert "spread 0.900-1.100 s, 20.0% of their median" in text

@@ -56,7 +56,7 @@ def add_arguments(p) -> None:
                         "(default 20 + 25%% of the limit)")
     p.add_argument("--tune", action="append", default=[], metavar="NAME=VALUE",
                    help="set a constant of lpbn/tuning.py in every run (warm-up included; "
-                        "repeatable; recorded in the results): e.g. --tune RACE_DELAY=3.0")
+                        "repeatable; recorded in the results): e.g. --tune AUTO_LIGHT_SECONDS=3.0")
     p.add_argument("--no-warmup", action="store_true",
                    help="skip the untimed warm-up run per method (fills numba's compile cache)")
     p.add_argument("--no-plots", action="store_true", help="write tables only")
