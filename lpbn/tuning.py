@@ -243,7 +243,7 @@ FIXING_REBUILD_FRACTION = 0.5
 #: evidence: uci-bic3 whole suite, 3 runs, c365e8a — 0.3: 0.916, within noise (rounds 0.907-1.025)
 ROOT_FIXING_FRACTION = 0.6
 #: support ILPs free of charge at the start of the dual's search
-#: evidence: wdbc/alarm-5000 only, 1 run, f7566de — needs a whole-suite sweep
+#: evidence: uci-bic3 + bnlearn20000 + blip5000, 3 runs each, c365e8a — 0: noise; kept for dual alone
 DUAL_SUPPORT_MIP_FREE = 5
 #: ... and this many more per node evaluated
 #: evidence: wdbc/alarm-5000 only, 1 run, f7566de — needs a whole-suite sweep
@@ -314,9 +314,6 @@ PURGE_CLUSTERS_MIN_DENSITY = 500
 #: tree="price": (rounds, gain share) after which the root hands over to branch and price
 #: evidence: none (a plain choice), e0bf805
 ROOT_STALL = (50, 0.05)
-#: HiGHS's reliability for pseudocost branching in the MIP (its default 8)
-#: evidence: hailfinder-20000/autos/letter/alarm1000/carpo500/zoo/adult, 1 run, c87d398 — needs a whole-suite sweep
-MIP_MIN_RELIABLE = 2
 #: strong branching: edges probed per split
 #: evidence: none (a plain choice), 557aeb5
 STRONG_EDGES = 8

@@ -47,7 +47,7 @@ from .options import HighsOptions
 from ..tuning import (ROOT_MAX_PRICING, ZERO_HALF_SLACK_MIN_N, COLUMN_GENERATION_ABOVE,
                       HIGHS_SUPPORT_MIP_SECONDS as SUPPORT_MIP_SECONDS,
                       HIGHS_SUPPORT_MIP_SHARE as SUPPORT_MIP_SHARE, PURGE_EVERY, PURGE_CLUSTERS_EVERY,
-                      PURGE_CLUSTERS_MIN_DENSITY, ROOT_STALL, MIP_MIN_RELIABLE)
+                      PURGE_CLUSTERS_MIN_DENSITY, ROOT_STALL)
 
 #: reduced-cost fixing keeps a candidate unless its bound is below the incumbent's score by
 #: more than this (relative): room for the rounding in the duals' sums, in the safe direction
@@ -421,7 +421,6 @@ class _HighsRun:
                                      mip_heuristic_run_rens=False,
                                      mip_heuristic_run_feasibility_jump=False,
                                      mip_heuristic_run_root_reduced_cost=False)
-        model.mip_options.update(mip_pscost_minreliable=MIP_MIN_RELIABLE)
         model.mip_options.update(o.highs_options or {})
         return model
 

@@ -71,8 +71,8 @@ class HighsOptions(MethodOptions):
         "cost); off by default because the ordering search and the LP decoding give better "
         "incumbents for less."))
     highs_options: dict | None = opt(None, (
-        "Further HiGHS options for the MIP solves (e.g. ``{\"mip_pscost_minreliable\": 8}``, "
-        "HiGHS's default; lpbn sets MIP_MIN_RELIABLE)."), DICT)
+        "Further HiGHS options for the MIP solves (e.g. ``{\"mip_pscost_minreliable\": 2}``; "
+        "lpbn keeps HiGHS's defaults)."), DICT)
     certificate: bool = opt(False, (
         "At the end, solve the LP relaxation over the final cluster and k-cluster rows once "
         "more and keep its row duals (λ_C = -dual, clipped at 0) and their eq. 8 bound in "
