@@ -206,7 +206,8 @@ def test_compiled_lists_the_tuning_constants_read_inside_numba_kernels():
 
 def _sweep_tool():
     import importlib.util
-    spec = importlib.util.spec_from_file_location("_sweep_tool", ROOT.parent / "tools" / "sweep.py")
+    # the checkout's tools/ (beside tests/), not the installed package's folder: CI tests a wheel
+    spec = importlib.util.spec_from_file_location("_sweep_tool", Path(__file__).resolve().parents[1] / "tools" / "sweep.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
