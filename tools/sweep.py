@@ -94,6 +94,16 @@ def table(name: str, default: Any, results: dict[Any, list[dict[str, Any]]]) -> 
     return "\n".join(lines)
 
 
+def _suite(args) -> str:
+    """The suite's name (a bundled name or a .toml path, checked); a path is made absolute in
+    ``args.suite``, since the runs start in the checkout's folder."""
+    from lpbn.bench import load_suite
+    name = load_suite(args.suite).name
+    if Path(args.suite).exists():
+        args.suite = str(Path(args.suite).resolve())
+    return name
+
+
 def screen_table(results: dict[str, list[dict[str, Any]]]) -> str:
     """The Markdown report of a screen (``results``: "default" or "NAME=V" -> one measure per
     round, in round order)."""
@@ -118,10 +128,7 @@ def screen(args) -> int:
     """``--screen``: one other value per constant against one shared default, rounds alternating."""
     try:
         settings = [(t.split("=", 1)[0], parse_tune([t])[t.split("=", 1)[0]]) for t in args.screen]
-        from lpbn.bench import load_suite
-        suite_name = load_suite(args.suite).name
-        if Path(args.suite).exists():
-            args.suite = str(Path(args.suite).resolve())
+        suite_name = _suite(args)
     except (InputError, IndexError) as exc:
         print(f"sweep: {exc}", file=sys.stderr)
         return 2
@@ -171,10 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         # values separated by commas outside parentheses (a tuple constant's value has commas)
         texts = [t.strip() for t in re.split(r",(?![^(]*\))", args.values) if t.strip()]
         values = [parse_tune([f"{args.name}={t}"])[args.name] for t in texts]
-        from lpbn.bench import load_suite
-        suite_name = load_suite(args.suite).name  # a bundled name or a .toml path
-        if Path(args.suite).exists():  # the runs start in the checkout's folder
-            args.suite = str(Path(args.suite).resolve())
+        suite_name = _suite(args)
     except InputError as exc:
         print(f"sweep: {exc}", file=sys.stderr)
         return 2
