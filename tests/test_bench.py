@@ -451,7 +451,12 @@ scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs
 ''')
     out = tmp_path / "res"
     peer = f"{sys.executable} -c \"print('BN score is -1.5')\" {{data}}"
-    assert main(["bench", str(suite), "--no-warmup", "-o", str(out), "-q", "--external", f"peer={peer}"]) == 0
+    # a peer of generated data: gets the rows ({data}, written by the bench) and the true network
+    # ({truth}) and reports its distance to it, which goes to the row's truth
+    shd = (f"{sys.executable} -c \"import sys, lpbn; lpbn.read_data(sys.argv[1]); open(sys.argv[2]); "
+           f"print('BN score is -2.5'); print('SHD is 4 (moral 3)')\" {{data}} {{truth}}")
+    assert main(["bench", str(suite), "--no-warmup", "-o", str(out), "-q", "--external", f"peer={peer}",
+                 "--external", f"shd={shd}"]) == 0
     rows = {(r["instance"], r["method"]): r for r in _rows(out, "syn")}
     syn = rows[("syn-25", "asobs")]
     truth = json.loads(syn["truth"])
@@ -460,7 +465,10 @@ scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs
     assert explore["strategy"] == "independence" and explore["truth_score"] < 0
     assert float(syn["upper_bound"]) >= float(syn["score"]) and float(syn["score_peak_rss_mb"]) > 10
     assert float(syn["time_limit"]) == 8.0 and float(rows[("csv", "asobs")]["time_limit"]) == 5.0
-    assert rows[("syn-25", "peer")]["status"] == "absent"        # no data file for {data}
+    assert rows[("syn-25", "peer")]["status"] == "finished"      # the generated rows as {data}
+    peer_truth = json.loads(rows[("syn-25", "shd")]["truth"])
+    assert rows[("syn-25", "shd")]["status"] == "finished" and peer_truth == {"shd": 4, "moral_hd": 3}
+    assert rows[("csv", "shd")]["status"] == "absent"            # no true network for {truth}
     assert rows[("csv", "peer")]["status"] == "finished" and float(rows[("csv", "peer")]["score"]) == -1.5
     summary = (out / "syn" / "latest" / "summary.md").read_text()
     assert "## Networks learned from data" in summary and "| syn-25 | asobs | independence |" in summary

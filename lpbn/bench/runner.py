@@ -60,6 +60,9 @@ TOOL_STAGES = {"gap": 4, "check": 6, "score": 1}
 #: score printed by GOBNILP ("BN score is -1258.445909"); the default for --external
 DEFAULT_EXTERNAL_REGEX = r"BN score is\s+(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 
+#: an external peer's distance to the true network ({truth}), e.g. lpbn.bench.peers.bnlearn --truth
+SHD_LINE = r"^SHD is (\d+) \(moral (\d+)\)"
+
 CSV_COLUMNS = ("suite", "instance", "method", "solver", "kind", "status", "check", "n", "m", "score",
                "upper_bound", "gap", "optimum", "optimum_source", "seconds", "seconds_all",
                "process_seconds", "read_seconds", "score_seconds", "peak_rss_mb", "score_peak_rss_mb",
@@ -286,6 +289,8 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
         job = {"kind": "score", "data": None if e.data is None else str(e.data), "synthetic": e.synthetic,
                "truth_out": str(truth), "scoring": e.scoring, "cache_out": str(out),
                "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune}
+        if _wants_data_file(e, config):
+            job["data_out"] = str(workdir / f"data-{k}.csv.gz")
         timeout = hard_timeout(3600.0, 1, config.grace)
         futures[pool.submit(run_worker, job, workdir, f"score-{k}", timeout, canceller)] = (p, out, truth)
     for fut in cf.as_completed(futures):
@@ -300,6 +305,8 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
                                "score_peak_rss_mb": oc.peak_rss_mb or res.get("score_peak_rss_mb")}
             if p["entry"].synthetic:
                 p["truth"] = str(truth)
+            if res.get("data_out"):
+                p["data_file"] = res["data_out"]
             progress.note(f"scored {p['entry'].name} from data: n={res['n']} "
                           f"m={res['m']} in {res['score_seconds']:.2f}s")
         else:
@@ -313,6 +320,13 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
             else:
                 p["fail"] = (status, f"scoring failed: {msg}")
             progress.note(f"scoring {e.name} failed: {status} {msg}")
+
+
+def _wants_data_file(e: Entry, config: BenchConfig) -> bool:
+    """A generated discrete data set is written out when an external peer reads ``{data}`` or
+    ``{truth}`` (continuous synthetic data are not: their peers take files only)."""
+    return (e.data is None and e.synthetic is not None and not e.synthetic.get("model")
+            and any("{data}" in t or "{truth}" in t for t in config.externals.values()))
 
 
 def _warmup(methods, pool, workdir, memory_limit, config, canceller, progress, kbest=False):
@@ -383,7 +397,7 @@ def _solve_stage(suite, plan, methods, externals, pool, workdir, time_limit, mem
                 fut = pool.submit(_run_lpbn, job, row, workdir, f"run-{k}", config, canceller)
             else:
                 fut = pool.submit(_run_external, externals[m],
-                                  config.external_regex.get(m, DEFAULT_EXTERNAL_REGEX), p["file"],
+                                  config.external_regex.get(m, DEFAULT_EXTERNAL_REGEX), p,
                                   e, row, workdir, f"ext-{k}", config, limit, memory_limit,
                                   canceller)
             futures[fut] = row
@@ -456,14 +470,18 @@ def _run_lpbn(job, row, workdir, key, config, canceller) -> dict[str, Any]:
     return row
 
 
-def _run_external(template, regex, cache_file, e: Entry, row, workdir, key, config, time_limit,
+def _run_external(template, regex, p, e: Entry, row, workdir, key, config, time_limit,
                   memory_limit, canceller) -> dict[str, Any]:
-    fields = {"cache": cache_file, "time_limit": f"{time_limit:g}", "memory_limit": memory_limit,
-              "name": e.name, "n": e.n if e.n is not None else "",
-              "data": "" if e.data is None else str(e.data)}
-    if "{data}" in template and e.data is None:
-        row.update(status="absent", message="this instance has no data file for {data}")
-        return row
+    """Run one external peer; its score is the last match of ``regex`` in its output, and a line
+    ``SHD is N (moral M)`` (the peer's network against ``{truth}``) goes to the row's truth."""
+    data = str(e.data) if e.data is not None else p.get("data_file") or ""
+    fields = {"cache": p["file"], "time_limit": f"{time_limit:g}", "memory_limit": memory_limit,
+              "name": e.name, "n": e.n if e.n is not None else "", "data": data,
+              "truth": p.get("truth") or ""}
+    for key_, have in (("data", data), ("truth", fields["truth"])):
+        if "{" + key_ + "}" in template and not have:
+            row.update(status="absent", message=f"this instance has no {key_} file for {{{key_}}}")
+            return row
     try:
         argv = [tok.format(**fields) for tok in shlex.split(template)]
     except (KeyError, IndexError, ValueError) as exc:
@@ -499,4 +517,7 @@ def _run_external(template, regex, cache_file, e: Entry, row, workdir, key, conf
             row["message"] = f"cannot parse score {val!r}"
     else:
         row["message"] = "no score found in the output (see --external-regex)"
+    shd = re.findall(SHD_LINE, oc.stdout, flags=re.MULTILINE)
+    if shd:
+        row["truth"] = {"shd": int(shd[-1][0]), "moral_hd": int(shd[-1][1])}
     return row

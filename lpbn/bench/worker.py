@@ -271,6 +271,10 @@ def run_score(job: dict[str, Any]) -> dict[str, Any]:
         out["generate_seconds"] = time.perf_counter() - t0
         net.save(job["truth_out"])
         out["truth_score"] = score_dag(data, net.dag, scoring.get("score", "bic"), scoring.get("ess", 1.0))
+        if job.get("data_out"):      # for external peers' {data}: the same rows as a CSV
+            from lpbn.synthetic import write_csv
+            write_csv(job["data_out"], data.names, data.columns)
+            out["data_out"] = job["data_out"]
     t0 = time.perf_counter()
     cache = lpbn.score_data(data, **scoring)
     seconds = time.perf_counter() - t0

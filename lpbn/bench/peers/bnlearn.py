@@ -11,6 +11,10 @@ same DAG) as ``BN score is X``, the line ``lpbn bench``'s default ``--external-r
 
     lpbn bench scale --external "bnlearn-tabu=python -m lpbn.bench.peers.bnlearn {data} --algorithm tabu"
 
+With ``--truth NET`` (the bench's ``{truth}`` on synthetic instances) it also prints
+``SHD is N (moral M)``, the structural and moral Hamming distances of bnlearn's DAG to the
+true network, which the bench puts in the row's ``truth`` beside lpbn's own.
+
 It also prints bnlearn's own BIC and the seconds of the learning call alone.  Exit 2 when
 ``Rscript`` or bnlearn is missing.
 """
@@ -44,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("data", help="data file lpbn reads (CSV, .dat)")
     p.add_argument("--algorithm", default="tabu", choices=("hc", "tabu"), help="bnlearn's search (default tabu)")
     p.add_argument("--rscript", default="Rscript", help="the Rscript executable (default: Rscript on PATH)")
+    p.add_argument("--truth", metavar="NET", help="a saved true network (lpbn sample --network-out, the "
+                   "bench's {truth}): also print 'SHD is N (moral M)' of bnlearn's DAG to it")
     args = p.parse_args(argv)
     rscript = shutil.which(args.rscript)
     if rscript is None:
@@ -80,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
                 parents[b].append(a)
     dag = DAG(ds.names, parents)
     print(f"BN score is {score_dag(ds, dag, 'bic'):.10f}")
+    if args.truth:
+        from lpbn.gaussian_network import load_dag
+        from lpbn.metrics import moral_hamming_distance, structural_hamming_distance
+        true = load_dag(args.truth)
+        print(f"SHD is {structural_hamming_distance(true, dag)} (moral {moral_hamming_distance(true, dag)})")
     return 0
 
 
