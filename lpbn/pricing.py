@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from . import pricing_itemsets as PI
 from . import pricing_kernels as PK
 from .cache import ScoreCache
 from .scoring.counting import buffer_limit, family_stats, lg_table, suffix_codes
@@ -202,7 +203,8 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
 
 
 def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: float | None = None, *,
-          per_variable: int = 1, say: Callable[[str], None] | None = None) -> PricingResult:
+          per_variable: int = 1, say: Callable[[str], None] | None = None,
+          itemsets: "PI.Itemsets | None" = None) -> PricingResult:
     """Price every variable's parent sets of at most ``K`` parents against the data (module
     docstring): the sets whose reduced score under ``duals`` beats the cache's maximum (the
     ``per_variable`` best of each variable), and, when every search finished within
@@ -211,7 +213,10 @@ def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: floa
     ``data``: the data the cache was scored from (a :class:`~lpbn.scoring.Dataset` or what
     :func:`lpbn.read_data` reads); the score and ess are the cache's (``cache.meta``).
     ``duals``: None prices the plain scores (λ = 0): the bound is then the sum of the best
-    local scores within K.
+    local scores within K.  Binary data with K <= 4 are priced by enumeration over
+    co-occurrence counts (:mod:`lpbn.pricing_itemsets`; ``itemsets``: its tables, when a caller
+    prices the same data repeatedly), other data by the branch and bound of
+    :mod:`lpbn.pricing_kernels`.
     """
     from .errors import InputError
     from .scoring import read_data
@@ -226,16 +231,19 @@ def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: floa
     K = min(int(K), ds.n - 1)
     kind = kind_of(meta["score"])
     duals = Duals.none(ds.n) if duals is None else duals
-    ct = _Counter(ds, kind, meta.get("ess") or 1.0)
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     cmax = cache_maxima(cache, duals)
+    if PI.applicable(ds, K):
+        return _price_itemsets(ds, K, kind, meta.get("ess") or 1.0, cmax, duals, per_variable, deadline, say,
+                               itemsets, t0)
+    ct = _Counter(ds, kind, meta.get("ess") or 1.0)
     best = np.full(ds.n, np.nan)
     families: dict[tuple[int, tuple[int, ...]], float] = {}
     stats: dict[str, Any] = {"variables": 0}
     finished = True
     for x in range(ds.n):
-        thr0 = float(cmax[x] + TOLERANCE * (1.0 + abs(cmax[x]))) if np.isfinite(cmax[x]) else -math.inf
+        thr0 = _threshold(cmax[x])
         done, top, found = _variable(ct, x, K, thr0, per_variable, duals, deadline, stats)
         for ps, s in found:         # scored on the data: kept even when the pass does not finish
             families[(x, ps)] = s
@@ -251,6 +259,25 @@ def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: floa
     if finished:
         bound = math.fsum(best.tolist()) - duals.constant()
     stats["seconds"] = time.perf_counter() - t0
+    return PricingResult(finished, bound, K, families, best, cmax, stats)
+
+
+def _threshold(cmax: float) -> float:
+    """The pricing threshold of a variable: its cache maximum plus :data:`TOLERANCE`."""
+    return float(cmax + TOLERANCE * (1.0 + abs(cmax))) if np.isfinite(cmax) else -math.inf
+
+
+def _price_itemsets(ds, K, kind, ess, cmax, duals, per_variable, deadline, say, itemsets, t0) -> PricingResult:
+    """:func:`price` by enumeration over co-occurrence counts (:mod:`lpbn.pricing_itemsets`)."""
+    its = itemsets if itemsets is not None and itemsets.K >= K else PI.prepare(ds, K)
+    thr = np.array([_threshold(c) for c in cmax])
+    finished, top, found, counted = PI.run(its, K, kind, ess, 1.0 / LN2 if kind == MDL else 1.0, lg_table(ds.N),
+                                           thr, duals, per_variable, deadline, say)
+    families = {(x, ps): s for x, ps, s in found}
+    stats: dict[str, Any] = {"variables": ds.n if finished else 0, "counted": counted, "itemsets": True,
+                             "seconds": time.perf_counter() - t0}
+    best = np.maximum(thr, top) if finished else np.full(ds.n, np.nan)
+    bound = math.fsum(best.tolist()) - duals.constant() if finished else None
     return PricingResult(finished, bound, K, families, best, cmax, stats)
 
 
@@ -295,6 +322,7 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     out = PricedBound(None, CACHE, False, cache, "pricing did not finish")
     clusters = None
+    itemsets = None          # co-occurrence tables, built by the first pass that uses them
     while True:
         left = None if time_limit is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -305,7 +333,10 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
             out.dag_score, out.dag_parents = rr.best_score, [tuple(p) for p in rr.best_dag.parents]
         duals = Duals(rr.cluster_bits, rr.cluster_k, rr.lam)
         left = None if time_limit is None else deadline - time.perf_counter()
-        pr = price(ds, out.cache, duals, K, left, per_variable=per_variable, say=say)
+        if itemsets is None and PI.applicable(ds, K):
+            itemsets = PI.prepare(ds, K)
+        left = None if time_limit is None else deadline - time.perf_counter()
+        pr = price(ds, out.cache, duals, K, left, per_variable=per_variable, say=say, itemsets=itemsets)
         rec = {"lp_bound": rr.value, "clusters": int(len(rr.lam)), "finished": pr.finished, "priced_bound": pr.bound,
                "priced_out": len(pr.families), "cache_sets": out.cache.m, "seconds": time.perf_counter() - t0,
                "lp_seconds": rr.stats.get("seconds"),

@@ -196,8 +196,10 @@ def test_pricing_covers_the_empty_set_a_cache_lacks():
 
 
 def test_leaves_on_bit_planes_score_as_the_rows_do():
-    """Binary data with enough rows: the K-parent sets are counted on bit planes, and the
-    maxima still equal brute force (BIC and BDeu)."""
+    """Binary data with enough rows, in the branch and bound (which binary data take beyond
+    K = 4): the K-parent sets are counted on bit planes, and the maxima still equal brute
+    force (BIC and BDeu)."""
+    from lpbn import pricing as P
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, size=(2000, 6))
     X[:, 5] = (X[:, 0] ^ X[:, 1] ^ X[:, 2]) ^ (rng.random(2000) < 0.1)
@@ -205,8 +207,61 @@ def test_leaves_on_bit_planes_score_as_the_rows_do():
     duals = _random_duals(rng, 6, 4)
     for score in ("bic", "bdeu"):
         cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
-        pr = price(ds, cache, duals, 3)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(P.PI, "applicable", lambda ds, K: False)
+            pr = price(ds, cache, duals, 3)
         assert pr.stats["on_planes"] > 0
         want = _brute(ds, score, duals, 3)
         for x in range(6):
             assert pr.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
+
+
+def _binary(seed: int, n: int, N: int) -> np.ndarray:
+    """Binary data with a noisy XOR, a copy, a constant column and skewed columns (the
+    co-occurrence enumeration's indicator state is each column's rarer state)."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((N, n)) < rng.uniform(0.05, 0.95, size=n)).astype(np.int64)
+    if n >= 3:
+        X[:, 2] = (X[:, 0] ^ X[:, 1]) ^ (rng.random(N) < 0.1)
+    if n >= 5:
+        X[:, 4] = np.where(rng.random(N) < 0.8, X[:, 3], X[:, 4])
+    if n >= 6:
+        X[:, 5] = 1
+    return X
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), K=st.integers(1, 4),
+       score=st.sampled_from(["bic", "bdeu", "mdl", "aic"]), clusters=st.integers(0, 6))
+def test_binary_enumeration_equals_brute_force_and_branch_and_bound(seed, n, K, score, clusters):
+    """Binary data take the co-occurrence enumeration (lpbn.pricing_itemsets): its maximum per
+    variable is the brute force's, its bound and priced-out sets' scores are the branch and
+    bound's to the last bit."""
+    from lpbn import pricing as P
+    rng = np.random.default_rng(seed)
+    ds = read_data(_binary(seed, n, int(rng.integers(20, 300))))
+    cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+    duals = _random_duals(rng, n, clusters)
+    assert P.PI.applicable(ds, K)
+    fast = price(ds, cache, duals, K, per_variable=2)
+    assert fast.finished and fast.stats["itemsets"]
+    want = _brute(ds, score, duals, K)
+    for x in range(n):
+        assert fast.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
+    for (x, ps), s in fast.families.items():
+        assert len(ps) <= K and x not in ps
+        assert s == pytest.approx(_score(ds, score, x, ps), rel=1e-12)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(P.PI, "applicable", lambda ds, K: False)
+        slow = price(ds, cache, duals, K, per_variable=2)
+    assert "itemsets" not in slow.stats
+    assert fast.bound == pytest.approx(slow.bound, rel=1e-12, abs=1e-9)
+    for key in set(fast.families) & set(slow.families):
+        assert fast.families[key] == slow.families[key]       # the same fixed-point sums
+
+
+def test_binary_enumeration_that_does_not_finish_claims_nothing():
+    ds = read_data(_binary(4, 7, 200))
+    cache = score_data(ds, score="bic", max_parents=1, explore="exhaustive")
+    pr = price(ds, cache, None, 4, time_limit=0.0)
+    assert pr.stats["itemsets"] and not pr.finished and pr.bound is None

@@ -57,6 +57,7 @@ NOT_TUNING = {
     "lpbn.atomic.UNNAMED_STALE_SECONDS": "temp-file housekeeping",
     "lpbn.bfbnb.external.UNLOCKED_STALE_SECONDS": "temp-directory housekeeping",
     # structural: kernel status codes, array widths, word sizes
+    "lpbn.pricing_itemsets.MAX_K": "structural: the enumeration forms co-occurrence counts of at most 5 variables",
     "lpbn.bfbnb.kernels.NEED_REFILL": "kernel status code",
     "lpbn.bfbnb.kernels.DONE": "kernel status code",
     "lpbn.bfbnb.kernels.OUTPUT_FULL": "kernel status code",
