@@ -18,15 +18,18 @@ rows whose parents are in their indicator states exactly on A ⊆ T number
 and ``n(A, x = other) = n(A) - n(A, x = ind)``.  So every family of at most 4 parents needs
 co-occurrence counts of at most 5 variables.  Those of at most 4 are tabulated once per data
 set (``t3[(a, b), x] = N({a, b, x})``, ``t4[(a, b, c), x] = N({a, b, c, x})``, rows in the
-combinatorial number system, columns x: the inner loop over x reads them contiguously); the
-5-counts ``N(T ∪ {x})`` of a 4-set T come, for every x at once, from the rows where T is in
-its indicator states (found by filtering the rows of its 3-prefix) and the list of indicator
-variables of each row.  Indicators are the rarer states, so these row lists are short.
+combinatorial number system, columns x, so the innermost loop reads them contiguously).  The
+sets U are enumerated once each, as ``a < b < c < d < e``; the 5-counts N({a, b, c, d, e}) of a
+triple (a, b, c) come from its rows (those where a, b and c are in their indicator states),
+each adding one for every pair d < e of its indicator variables above c.  Indicators are the
+rarer states, so these rows are few.  The Möbius inversion of U's subset counts is U's joint
+table, shared by its |U| families (x ∈ U, parents U∖{x}); a family's parent configurations are
+the joint table's marginal without x.
 
 The scores are those of :func:`lpbn.scoring.counting.family_stats` to the last bit: the same
 fixed-point sums of ``lgt`` over the same non-empty cells.  The reduced score and the proof
 are :mod:`lpbn.pricing`'s: every family is enumerated, so the per-variable maximum is exact.
-Parallel over pairs (a, b) of the sets' first two parents (numba threads, per-thread buffers).
+Parallel over the pairs (a, b) that start the sets U (numba threads, per-thread buffers).
 """
 
 from __future__ import annotations
@@ -150,60 +153,21 @@ def _superset_moebius(f, k):
                 f[m] -= f[m | bit]
 
 
-@numba.njit(cache=True)
-def _score_T(k, tv, g, h, hrow, n5, x, c1, c2, t3, t4, N, arities, lgt, kind, ess, unit, q):
-    """Score (stored units) of the family (x, T = tv[:k]): ``g`` holds T's Möbius-inverted
-    parent-configuration counts, ``hrow[m]`` the table row of the subset m of T (|m| = 2, 3);
-    ``h`` is scratch (16)."""
-    for m in range(1 << k):
-        pc = 0
-        last = -1
-        for i in range(k):
-            if (m >> i) & 1:
-                pc += 1
-                last = tv[i]
-        if pc == 0:
-            h[m] = c1[x]
-        elif pc == 1:
-            h[m] = c2[last, x]
-        elif pc == 2:
-            h[m] = t3[hrow[m], x]
-        elif pc == 3:
-            h[m] = t4[hrow[m], x]
-        else:
-            h[m] = n5[x]
-    _superset_moebius(h, k)
-    rx = arities[x]
-    ej = np.int64(0)
-    epa = np.int64(0)
-    fj = np.int64(0)
-    fpa = np.int64(0)
-    bdeu = kind == 3
-    fs = f_scale(lgt)
-    aq = ess / q
-    aqr = ess / (q * rx)
-    lar = math.lgamma(aqr) if bdeu else 0.0
-    la = math.lgamma(aq) if bdeu else 0.0
-    for m in range(1 << k):
-        tot = g[m]
-        if tot == 0:
-            continue
-        one = h[m]
-        epa += lgt[tot]
-        if bdeu:
-            fpa += fixed(math.lgamma(aq + tot) - la, fs)
-        if one > 0:
-            ej += lgt[one]
-            if bdeu:
-                fj += fixed(math.lgamma(aqr + one) - lar, fs)
-        if tot - one > 0:
-            ej += lgt[tot - one]
-            if bdeu:
-                fj += fixed(math.lgamma(aqr + tot - one) - lar, fs)
-    eu = e_unit(lgt)
-    ll = ej * eu - epa * eu
-    bd = fj / fs - fpa / fs
-    return unit * local_score(kind, ll, bd, q, rx, N)
+@numba.njit(cache=True, inline="always")
+def _subset_count(el, pc, N, c1, c2, t3, t4, binom, n45):
+    """N(U) of the set ``el[:pc]`` (sorted, at most 5; a 5-set must be the unit's
+    ``(a, b, c, d, e)``, whose count is ``n45[d, e]``)."""
+    if pc == 0:
+        return np.int64(N)
+    if pc == 1:
+        return np.int64(c1[el[0]])
+    if pc == 2:
+        return np.int64(c2[el[0], el[1]])
+    if pc == 3:
+        return np.int64(t3[binom[el[1], 2] + el[0], el[2]])
+    if pc == 4:
+        return np.int64(t4[binom[el[2], 3] + binom[el[1], 2] + el[0], el[3]])
+    return np.int64(n45[el[3], el[4]])
 
 
 @numba.njit(cache=True, inline="always")
@@ -224,132 +188,156 @@ def _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k):
 
 
 @numba.njit(cache=True)
-def _families_of(k, tv, npT, n5, its_c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr,
-                 maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, sc):
-    """Every family (x, T) with T = tv[:k] and x ∉ T: scored, and recorded when its reduced
-    score beats ``thr[x]``.  ``npT`` = N(T) (used when k = 4); ``sc``: scratch (:func:`_scratch`)."""
-    n = its_c1.shape[0]
-    g, h, hrow, el = sc[0], sc[1], sc[2], sc[3]
-    q = 1.0
-    for i in range(k):
-        q *= arities[tv[i]]
-    for m in range(1 << k):
+def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
+                     cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv):
+    """The ``s`` families of the set U = ``uv[:s]``: each x ∈ U with parents U∖{x}.  The joint
+    table of U (Möbius inversion of its subsets' counts) gives every family's cells at once,
+    and its marginal without x the parent configurations.  A family is recorded when its
+    reduced score beats ``thr[x]``.  ``cnt``, ``el``, ``tv``: scratch (32, 5, 4)."""
+    for m in range(1 << s):
         pc = 0
-        for i in range(k):
+        for i in range(s):
             if (m >> i) & 1:
-                el[pc] = tv[i]
+                el[pc] = uv[i]
                 pc += 1
-        if pc == 0:
-            g[m] = N
-        elif pc == 1:
-            g[m] = its_c1[el[0]]
-        elif pc == 2:
-            g[m] = c2[el[0], el[1]]
-            hrow[m] = binom[el[1], 2] + el[0]
-        elif pc == 3:
-            g[m] = t3[binom[el[1], 2] + el[0], el[2]]
-            hrow[m] = binom[el[2], 3] + binom[el[1], 2] + el[0]
-        else:
-            g[m] = npT
-    _superset_moebius(g, k)
-    W = cl_bits.shape[1]
-    tb = np.zeros(W, dtype=np.uint64)      # (W is 1 or 2 words up to 128 variables)
-    for i in range(k):
-        tb[tv[i] >> 6] |= np.uint64(1) << np.uint64(tv[i] & 63)
-    for x in range(n):
-        skip = False
-        for i in range(k):
-            if tv[i] == x:
-                skip = True
-        if skip:
-            continue
+        cnt[m] = _subset_count(el, pc, N, c1, c2, t3, t4, binom, n45)
+    _superset_moebius(cnt, s)           # cnt[m]: rows whose indicator pattern on U is m
+    bdeu = kind == 3
+    fs = f_scale(lgt)
+    eu = e_unit(lgt)
+    qall = 1.0
+    for i in range(s):
+        qall *= arities[uv[i]]
+    aqr = ess / qall
+    lar = math.lgamma(aqr) if bdeu else 0.0
+    ej = np.int64(0)
+    fj = np.int64(0)
+    for m in range(1 << s):
+        v = cnt[m]
+        if v > 0:
+            ej += lgt[v]
+            if bdeu:
+                fj += fixed(math.lgamma(aqr + v) - lar, fs)
+    for i in range(s):
+        x = uv[i]
         counted[tid] += 1
-        s = _score_T(k, tv, g, h, hrow, n5, x, its_c1, c2, t3, t4, N, arities, lgt, kind, ess, unit, q)
-        if s + maxbonus[x] <= thr[x]:
+        rx = arities[x]
+        q = qall / rx
+        aq = ess / q
+        la = math.lgamma(aq) if bdeu else 0.0
+        bit = 1 << i
+        epa = np.int64(0)
+        fpa = np.int64(0)
+        for m in range(1 << s):
+            if m & bit:
+                continue
+            v = cnt[m] + cnt[m | bit]
+            if v > 0:
+                epa += lgt[v]
+                if bdeu:
+                    fpa += fixed(math.lgamma(aq + v) - la, fs)
+        ll = ej * eu - epa * eu
+        bd = fj / fs - fpa / fs
+        sc = unit * local_score(kind, ll, bd, q, rx, N)
+        if sc + maxbonus[x] <= thr[x]:
             continue
+        k = 0
+        for j in range(s):
+            if j != i:
+                tv[k] = uv[j]
+                k += 1
         b = 0.0
         for c in range(cl_ptr[x], cl_ptr[x + 1]):
             hits = 0
-            for w in range(W):
-                v = tb[w] & cl_bits[c, w]
-                while v:
-                    v &= v - np.uint64(1)
+            for j in range(k):
+                if (cl_bits[c, tv[j] >> 6] >> np.uint64(tv[j] & 63)) & np.uint64(1):
                     hits += 1
             if hits < cl_k[c]:
                 b += cl_lam[c]
-        r = s + b
+        r = sc + b
         if r > thr[x]:
-            _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k)
-
-
-@numba.njit(cache=True)
-def _scratch():
-    """g, h, hrow, el: the per-T arrays of :func:`_families_of` (one set per unit)."""
-    return np.zeros((4, 16), dtype=np.int64)
+            _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, sc, tv, k)
 
 
 @numba.njit(cache=True, parallel=True)
 def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, t4, N, arities, lgt, kind,
                 ess, unit, thr, maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
                 counted, pa, pb):
-    """Every family whose parent set has 2..K parents with first two ``pa[u] < pb[u]`` for the
-    units ``u`` given (threads write their own buffer rows: ``numba.get_thread_id()``)."""
+    """Every family of 1..K parents whose set U = {x} ∪ parents has first two elements
+    ``pa[u] < pb[u]`` for the units ``u`` given (threads write their own buffer rows:
+    ``numba.get_thread_id()``).  K = 4: the 5-counts N({a, b, c, d, e}) of a triple (a, b, c)
+    come from its rows, each adding 1 for every pair d < e of its indicator variables above c."""
     n = its_ind.shape[0]
     for t in numba.prange(units.shape[0]):
         tid = numba.get_thread_id()
         u = units[t]
         a, b = pa[u], pb[u]
+        uv = np.empty(5, dtype=np.int64)
+        cnt = np.empty(32, dtype=np.int64)
+        el = np.empty(5, dtype=np.int64)
         tv = np.empty(4, dtype=np.int64)
-        tv[0] = a
-        tv[1] = b
-        n5 = np.zeros(n, dtype=np.int64)
-        sc = _scratch()
-        rab = np.empty(max(1, vptr[a + 1] - vptr[a]), dtype=np.int32)
-        nab = _filter(vrows[vptr[a]:vptr[a + 1]], vptr[a + 1] - vptr[a], its_ind[b], rab)
-        _families_of(2, tv, nab, n5, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, sc)
-        if K < 3:
+        n45 = np.zeros((n if K >= 4 else 1, n if K >= 4 else 1), dtype=np.int32)
+        uv[0] = a
+        uv[1] = b
+        _families_of_set(2, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
+                         cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv)
+        if K < 2:
             continue
+        rab = np.empty(max(1, vptr[a + 1] - vptr[a]), dtype=np.int32)
+        nab = 0
+        if K >= 4:
+            nab = _filter(vrows[vptr[a]:vptr[a + 1]], vptr[a + 1] - vptr[a], its_ind[b], rab)
         rabc = np.empty(max(1, nab), dtype=np.int32)
-        rT = np.empty(max(1, nab), dtype=np.int32)
         for c in range(b + 1, n):
-            tv[2] = c
-            nabc = _filter(rab, nab, its_ind[c], rabc)
-            _families_of(3, tv, nabc, n5, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr,
-                         maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, sc)
-            if K < 4:
+            uv[2] = c
+            _families_of_set(3, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
+                             cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el,
+                             tv)
+            if K < 3:
                 continue
+            if K >= 4:
+                for d in range(c + 1, n):
+                    for e in range(d + 1, n):
+                        n45[d, e] = 0
+                nabc = _filter(rab, nab, its_ind[c], rabc)
+                for i in range(nabc):
+                    r = rabc[i]
+                    j = rptr[r]
+                    j1 = rptr[r + 1]
+                    while j < j1 and rvars[j] <= c:
+                        j += 1
+                    for p in range(j, j1):
+                        d = rvars[p]
+                        for p2 in range(p + 1, j1):
+                            n45[d, rvars[p2]] += 1
             for d in range(c + 1, n):
-                tv[3] = d
-                nT = _filter(rabc, nabc, its_ind[d], rT)
-                for x in range(n):
-                    n5[x] = 0
-                for i in range(nT):
-                    r = rT[i]
-                    for j in range(rptr[r], rptr[r + 1]):
-                        n5[rvars[j]] += 1
-                _families_of(4, tv, nT, n5, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr,
-                             maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
-                             counted, sc)
+                uv[3] = d
+                _families_of_set(4, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
+                                 maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                 counted, cnt, el, tv)
+                if K < 4:
+                    continue
+                for e in range(d + 1, n):
+                    uv[4] = e
+                    _families_of_set(5, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
+                                     maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                     counted, cnt, el, tv)
 
 
 @numba.njit(cache=True)
-def price_small(K, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, cl_ptr, cl_bits,
+def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, cl_ptr, cl_bits,
                 cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted):
-    """The families of at most one parent (the empty set and every single parent), thread 0's
-    buffers."""
+    """The families without parents (the sets U = {x}), thread 0's buffers."""
     n = c1.shape[0]
+    uv = np.empty(5, dtype=np.int64)
+    cnt = np.empty(32, dtype=np.int64)
+    el = np.empty(5, dtype=np.int64)
     tv = np.empty(4, dtype=np.int64)
-    n5 = np.zeros(n, dtype=np.int64)
-    sc = _scratch()
-    _families_of(0, tv, 0, n5, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus,
-                 cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, sc)
-    if K < 1:
-        return
+    n45 = np.zeros((1, 1), dtype=np.int32)
     for a in range(n):
-        tv[0] = a
-        _families_of(1, tv, 0, n5, c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, sc)
+        uv[0] = a
+        _families_of_set(1, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
+                         cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, cnt, el, tv)
 
 
 def _cluster_arrays(duals, n: int):
@@ -389,9 +377,9 @@ def run(its: Itemsets, K: int, kind: int, ess: float, unit: float, lgt: np.ndarr
     counted = np.zeros(nt, dtype=np.int64)
     common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus, cl_ptr, cl_bits,
               cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
-    price_small(K, its.c1, its.c2, its.t3, its.t4, *common)
+    price_small(its.c1, its.c2, its.t3, its.t4, *common)
     finished = True
-    if K >= 2:
+    if K >= 1:
         units = np.random.default_rng(0).permutation(len(its.pa)).astype(np.int64)
         batches = np.array_split(units, min(len(units), 100))
         t0 = time.perf_counter()
