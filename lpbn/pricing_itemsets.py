@@ -45,6 +45,8 @@ from .scoring.scores import local_score
 
 #: the largest parent limit of the enumeration (5-counts are the most it forms)
 MAX_K = 4
+#: the pair bounds on the cluster bonus take n³ floats: up to 160 variables (33 MB)
+PAIR_BONUS_MAX_N = 160
 
 
 def applicable(ds, K: int) -> bool:
@@ -189,7 +191,7 @@ def _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k):
 
 @numba.njit(cache=True)
 def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv):
+                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv):
     """The ``s`` families of the set U = ``uv[:s]``: each x ∈ U with parents U∖{x}.  The joint
     table of U (Möbius inversion of its subsets' counts) gives every family's cells at once,
     and its marginal without x the parent configurations.  A family is recorded when its
@@ -239,7 +241,13 @@ def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, e
         ll = ej * eu - epa * eu
         bd = fj / fs - fpa / fs
         sc = unit * local_score(kind, ll, bd, q, rx, N)
-        if sc + maxbonus[x] <= thr[x]:
+        ub = maxbonus[x]                # a bound on the bonus: cheap test first
+        if pairbonus.shape[0] > 0 and s >= 2:
+            for j in range(s):
+                for l in range(j if s == 2 else j + 1, s):
+                    if j != i and l != i and pairbonus[x, uv[j], uv[l]] < ub:
+                        ub = pairbonus[x, uv[j], uv[l]]
+        if sc + ub <= thr[x]:
             continue
         k = 0
         for j in range(s):
@@ -261,7 +269,7 @@ def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, e
 
 @numba.njit(cache=True, parallel=True)
 def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, t4, N, arities, lgt, kind,
-                ess, unit, thr, maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
+                ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
                 counted, pa, pb):
     """Every family of 1..K parents whose set U = {x} ∪ parents has first two elements
     ``pa[u] < pb[u]`` for the units ``u`` given (threads write their own buffer rows:
@@ -280,7 +288,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         uv[0] = a
         uv[1] = b
         _families_of_set(2, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv)
         if K < 2:
             continue
         rab = np.empty(max(1, vptr[a + 1] - vptr[a]), dtype=np.int32)
@@ -291,7 +299,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         for c in range(b + 1, n):
             uv[2] = c
             _families_of_set(3, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                             cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el,
+                             pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el,
                              tv)
             if K < 3:
                 continue
@@ -313,19 +321,19 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
             for d in range(c + 1, n):
                 uv[3] = d
                 _families_of_set(4, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
-                                 maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                 maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
                                  counted, cnt, el, tv)
                 if K < 4:
                     continue
                 for e in range(d + 1, n):
                     uv[4] = e
                     _families_of_set(5, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
-                                     maxbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                     maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
                                      counted, cnt, el, tv)
 
 
 @numba.njit(cache=True)
-def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, cl_ptr, cl_bits,
+def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits,
                 cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted):
     """The families without parents (the sets U = {x}), thread 0's buffers."""
     n = c1.shape[0]
@@ -337,12 +345,12 @@ def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, ma
     for a in range(n):
         uv[0] = a
         _families_of_set(1, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, cnt, el, tv)
 
 
 def _cluster_arrays(duals, n: int):
-    """Per variable, its rows with λ > 0 (CSR: ptr, bits, λ, k) and the sum of their λ (the
-    largest bonus any of its sets can get)."""
+    """Per variable, its rows with λ > 0 (CSR: ptr, bits, λ, k) and bounds on the bonus of
+    its sets (:func:`_bonus_bounds`)."""
     W = max(1, (n + 63) // 64)
     lam = np.asarray(duals.lam, dtype=np.float64)
     bits = np.asarray(duals.bits, dtype=np.uint64).reshape(len(lam), -1) if len(lam) else np.zeros((0, W), np.uint64)
@@ -355,8 +363,36 @@ def _cluster_arrays(duals, n: int):
     cl_bits = np.ascontiguousarray(bits[flat][:, :W] if len(flat) else np.zeros((0, W), np.uint64))
     cl_lam = lam[flat] if len(flat) else np.zeros(0)
     cl_k = kk[flat] if len(flat) else np.zeros(0, np.int64)
-    maxbonus = np.array([math.fsum(lam[m].tolist()) if m else 0.0 for m in member])
-    return ptr, cl_bits, cl_lam, cl_k, maxbonus
+    maxbonus, pairbonus = _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, n <= PAIR_BONUS_MAX_N)
+    return ptr, cl_bits, cl_lam, cl_k, maxbonus, pairbonus
+
+
+@numba.njit(cache=True)
+def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
+    """``maxbonus[x]``, the bonus of the empty set (every row's λ), and, when ``pairs``,
+    ``pairbonus[x, p, q]`` = Σ λ_C over x's rows with ``|{p, q} ∩ C| < k_C`` (p = q: a single
+    parent): since ``|T ∩ C| >= |{p, q} ∩ C|``, the bonus of any T ⊇ {p, q} is at most that.
+    Summed in the kernel's row order, so float rounding keeps the bound above the bonus the
+    kernel sums (rounded addition is monotone)."""
+    maxbonus = np.zeros(n)
+    pairbonus = np.zeros((n, n, n) if pairs else (0, 0, 0))
+    inC = np.zeros(n, dtype=np.int64)
+    for x in range(n):
+        for c in range(ptr[x], ptr[x + 1]):
+            maxbonus[x] += cl_lam[c]
+            if not pairs:
+                continue
+            for v in range(n):
+                inC[v] = (cl_bits[c, v >> 6] >> np.uint64(v & 63)) & np.uint64(1)
+            for p in range(n):
+                for q in range(p, n):
+                    if inC[p] + (inC[q] if q != p else 0) < cl_k[c]:
+                        pairbonus[x, p, q] += cl_lam[c]
+        if pairs:
+            for p in range(n):
+                for q in range(p + 1, n):
+                    pairbonus[x, q, p] = pairbonus[x, p, q]
+    return maxbonus, pairbonus
 
 
 def run(its: Itemsets, K: int, kind: int, ess: float, unit: float, lgt: np.ndarray, thr: np.ndarray, duals,
@@ -368,15 +404,15 @@ def run(its: Itemsets, K: int, kind: int, ess: float, unit: float, lgt: np.ndarr
     first parents, in a fixed shuffled order) run until ``deadline`` (perf_counter seconds)."""
     import time
     n = its.n
-    cl_ptr, cl_bits, cl_lam, cl_k, maxbonus = _cluster_arrays(duals, n)
+    cl_ptr, cl_bits, cl_lam, cl_k, maxbonus, pairbonus = _cluster_arrays(duals, n)
     nt = max(1, int(numba.config.NUMBA_NUM_THREADS))
     buf_r = np.full((nt, n, per_variable), -np.inf)
     buf_s = np.zeros((nt, n, per_variable))
     buf_sets = np.zeros((nt, n, per_variable, MAX_K), dtype=np.int64)
     buf_size = np.zeros((nt, n, per_variable), dtype=np.int64)
     counted = np.zeros(nt, dtype=np.int64)
-    common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus, cl_ptr, cl_bits,
-              cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
+    common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus, pairbonus, cl_ptr,
+              cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
     price_small(its.c1, its.c2, its.t3, its.t4, *common)
     finished = True
     if K >= 1:
@@ -389,7 +425,7 @@ def run(its: Itemsets, K: int, kind: int, ess: float, unit: float, lgt: np.ndarr
                 break
             price_units(batch, K, its.ind, its.vptr, its.vrows, its.rptr, its.rvars, its.binom, its.c1, its.c2,
                         its.t3, its.t4, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus,
-                        cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted, its.pa, its.pb)
+                        pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted, its.pa, its.pb)
             if say and (i + 1) % 10 == 0:
                 say(f"pricing: {i + 1}% of the parent sets of at most {K} parents enumerated "
                     f"[{time.perf_counter() - t0:.1f} s]")

@@ -58,6 +58,7 @@ NOT_TUNING = {
     "lpbn.bfbnb.external.UNLOCKED_STALE_SECONDS": "temp-directory housekeeping",
     # structural: kernel status codes, array widths, word sizes
     "lpbn.pricing_itemsets.MAX_K": "structural: the enumeration forms co-occurrence counts of at most 5 variables",
+    "lpbn.pricing_itemsets.PAIR_BONUS_MAX_N": "capacity limit: n³ floats of pair bounds",
     "lpbn.bfbnb.kernels.NEED_REFILL": "kernel status code",
     "lpbn.bfbnb.kernels.DONE": "kernel status code",
     "lpbn.bfbnb.kernels.OUTPUT_FULL": "kernel status code",
