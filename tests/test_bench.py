@@ -454,7 +454,8 @@ scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs
     # a peer of generated data: gets the rows ({data}, written by the bench) and the true network
     # ({truth}) and reports its distance to it, which goes to the row's truth
     shd = (f"{sys.executable} -c \"import sys, lpbn; lpbn.read_data(sys.argv[1]); open(sys.argv[2]); "
-           f"print('BN score is -2.5'); print('SHD is 4 (moral 3)')\" {{data}} {{truth}}")
+           f"print('BN score is -2.5'); print('SHD is 4 (moral 3)'); print('upper bound:  -2.0'); "
+           f"print('gap:          2.000e-01 (over the cache)')\" {{data}} {{truth}}")
     assert main(["bench", str(suite), "--no-warmup", "-o", str(out), "-q", "--external", f"peer={peer}",
                  "--external", f"shd={shd}"]) == 0
     rows = {(r["instance"], r["method"]): r for r in _rows(out, "syn")}
@@ -468,6 +469,8 @@ scoring = {{ score = "bic", explore = "independence", max_evaluations = 50, jobs
     assert rows[("syn-25", "peer")]["status"] == "finished"      # the generated rows as {data}
     peer_truth = json.loads(rows[("syn-25", "shd")]["truth"])
     assert rows[("syn-25", "shd")]["status"] == "finished" and peer_truth == {"shd": 4, "moral_hd": 3}
+    assert float(rows[("syn-25", "shd")]["upper_bound"]) == -2.0 and float(rows[("syn-25", "shd")]["gap"]) == 0.2
+    assert rows[("syn-25", "shd")]["message"] == "gap over the cache"    # a peer's bound and its scope
     assert rows[("csv", "shd")]["status"] == "absent"            # no true network for {truth}
     assert rows[("csv", "peer")]["status"] == "finished" and float(rows[("csv", "peer")]["score"]) == -1.5
     summary = (out / "syn" / "latest" / "summary.md").read_text()

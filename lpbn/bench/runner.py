@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import InputError
+from ..result import relative_gap
 from ..solve import available_methods
 from . import checks
 from .procs import Canceller, ProcOutcome, classify_failure, run_worker
@@ -62,6 +63,10 @@ DEFAULT_EXTERNAL_REGEX = r"BN score is\s+(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)"
 
 #: an external peer's distance to the true network ({truth}), e.g. lpbn.bench.peers.bnlearn --truth
 SHD_LINE = r"^SHD is (\d+) \(moral (\d+)\)"
+
+#: an external peer's proven bound and its scope (``lpbn learn --format text``'s lines)
+BOUND_LINE = r"^upper bound:\s+(\S+)"
+SCOPE_LINE = r"^gap:\s+\S+ \((.+)\)\s*$"
 
 CSV_COLUMNS = ("suite", "instance", "method", "solver", "kind", "status", "check", "n", "m", "score",
                "upper_bound", "gap", "optimum", "optimum_source", "seconds", "seconds_all",
@@ -520,4 +525,24 @@ def _run_external(template, regex, p, e: Entry, row, workdir, key, config, time_
     shd = re.findall(SHD_LINE, oc.stdout, flags=re.MULTILINE)
     if shd:
         row["truth"] = {"shd": int(shd[-1][0]), "moral_hd": int(shd[-1][1])}
+    _external_bound(row, oc.stdout)
     return row
+
+
+def _external_bound(row: dict[str, Any], out: str) -> None:
+    """A peer's proven bound (``upper bound: X``, as ``lpbn learn --format text`` prints it) and
+    the scope of its gap (``gap: G (scope)``) go to the row: upper_bound, gap, message."""
+    ub = re.findall(BOUND_LINE, out, flags=re.MULTILINE)
+    if not ub or row.get("score") is None:
+        return
+    try:
+        bound = float(ub[-1])
+    except ValueError:
+        return
+    if not math.isfinite(bound):
+        return
+    row["upper_bound"] = bound
+    row["gap"] = relative_gap(row["score"], bound)
+    scope = re.findall(SCOPE_LINE, out, flags=re.MULTILINE)
+    if scope:
+        row["message"] = f"gap {scope[-1]}" + (f"; {row['message']}" if row.get("message") else "")
