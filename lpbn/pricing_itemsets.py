@@ -191,18 +191,21 @@ def _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k):
 
 @numba.njit(cache=True)
 def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv):
+                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv,
+                     given=False):
     """The ``s`` families of the set U = ``uv[:s]``: each x ∈ U with parents U∖{x}.  The joint
     table of U (Möbius inversion of its subsets' counts) gives every family's cells at once,
     and its marginal without x the parent configurations.  A family is recorded when its
-    reduced score beats ``thr[x]``.  ``cnt``, ``el``, ``tv``: scratch (32, 5, 4)."""
-    for m in range(1 << s):
-        pc = 0
-        for i in range(s):
-            if (m >> i) & 1:
-                el[pc] = uv[i]
-                pc += 1
-        cnt[m] = _subset_count(el, pc, N, c1, c2, t3, t4, binom, n45)
+    reduced score beats ``thr[x]``.  ``cnt``, ``el``, ``tv``: scratch (32, 5, 4); with
+    ``given``, ``cnt`` already holds the subsets' counts."""
+    if not given:
+        for m in range(1 << s):
+            pc = 0
+            for i in range(s):
+                if (m >> i) & 1:
+                    el[pc] = uv[i]
+                    pc += 1
+            cnt[m] = _subset_count(el, pc, N, c1, c2, t3, t4, binom, n45)
     _superset_moebius(cnt, s)           # cnt[m]: rows whose indicator pattern on U is m
     bdeu = kind == 3
     fs = f_scale(lgt)
@@ -285,6 +288,9 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         el = np.empty(5, dtype=np.int64)
         tv = np.empty(4, dtype=np.int64)
         n45 = np.zeros((n if K >= 4 else 1, n if K >= 4 else 1), dtype=np.int32)
+        base = np.empty(16, dtype=np.int64)
+        msize = np.empty(16, dtype=np.int64)
+        mrow = np.zeros(16, dtype=np.int64)
         uv[0] = a
         uv[1] = b
         _families_of_set(2, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
@@ -325,11 +331,40 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
                                  counted, cnt, el, tv)
                 if K < 4:
                     continue
+                # the 16 subsets of {a, b, c, d}: their counts, and the table row of each
+                # one's union with e (size, then element / rank), so the loop over e only reads
+                for m in range(16):
+                    pc = 0
+                    for i in range(4):
+                        if (m >> i) & 1:
+                            el[pc] = uv[i]
+                            pc += 1
+                    base[m] = _subset_count(el, pc, N, c1, c2, t3, t4, binom, n45)
+                    msize[m] = pc
+                    if pc == 1:
+                        mrow[m] = el[0]
+                    elif pc == 2:
+                        mrow[m] = binom[el[1], 2] + el[0]
+                    elif pc == 3:
+                        mrow[m] = binom[el[2], 3] + binom[el[1], 2] + el[0]
                 for e in range(d + 1, n):
                     uv[4] = e
+                    for m in range(16):
+                        cnt[m] = base[m]
+                        pc = msize[m]
+                        if pc == 0:
+                            cnt[16 | m] = c1[e]
+                        elif pc == 1:
+                            cnt[16 | m] = c2[mrow[m], e]
+                        elif pc == 2:
+                            cnt[16 | m] = t3[mrow[m], e]
+                        elif pc == 3:
+                            cnt[16 | m] = t4[mrow[m], e]
+                        else:
+                            cnt[16 | m] = n45[d, e]
                     _families_of_set(5, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
                                      maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
-                                     counted, cnt, el, tv)
+                                     counted, cnt, el, tv, True)
 
 
 @numba.njit(cache=True)

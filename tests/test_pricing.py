@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lpbn import bitsets as bs
@@ -231,6 +231,8 @@ def _binary(seed: int, n: int, N: int) -> np.ndarray:
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=1, n=7, K=4, score="bic", clusters=5)
+@example(seed=2, n=6, K=4, score="bdeu", clusters=3)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 7), K=st.integers(1, 4),
        score=st.sampled_from(["bic", "bdeu", "mdl", "aic"]), clusters=st.integers(0, 6))
 def test_binary_enumeration_equals_brute_force_and_branch_and_bound(seed, n, K, score, clusters):
