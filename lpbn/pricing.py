@@ -18,6 +18,10 @@ Lagrangian with the row written ``<=``; lpbn's dual keeps the sign of eq. 8, whi
 here.)  So a bound over every K-parent DAG needs, for each variable, the **exact maximum of
 the reduced score r_i over all |S| <= K**, computed on the data: :func:`price`.
 
+**Binary data with K <= 4** are priced by enumerating every family over co-occurrence counts
+(:mod:`lpbn.pricing_itemsets`): the branch and bound below cuts almost nothing at K = 4, and
+the enumeration shares the counting between families.
+
 **The pricing search** (:mod:`lpbn.pricing_kernels`) is a depth-first branch and bound over
 the set-enumeration tree of the candidate parents, sorted by their single-parent reduced
 scores (best first, so the later candidates W of a branch are the weak ones and its bound is
