@@ -47,12 +47,22 @@ from .scoring.scores import local_score
 MAX_K = 4
 #: the pair bounds on the cluster bonus take n³ floats: up to 160 variables (33 MB)
 PAIR_BONUS_MAX_N = 160
+#: the count tables may take up to 1 GiB (K = 4: about 200 variables); beyond, the branch and
+#: bound of lpbn.pricing_kernels prices
+MAX_TABLE_BYTES = 1 << 30
+
+
+def table_bytes(n: int, K: int) -> int:
+    """Bytes of the count tables t3 (K >= 2) and t4 (K >= 3) for ``n`` variables."""
+    return 4 * n * ((math.comb(n, 2) if K >= 2 else 0) + (math.comb(n, 3) if K >= 3 else 0))
 
 
 def applicable(ds, K: int) -> bool:
-    """Binary data (every arity <= 2) and 1 <= K <= :data:`MAX_K`."""
+    """Binary data (every arity <= 2), 1 <= K <= :data:`MAX_K` and count tables within
+    :data:`MAX_TABLE_BYTES`."""
     ar = np.asarray(ds.arities)
-    return 1 <= int(K) <= MAX_K and ds.n >= 2 and ar.size > 0 and int(ar.max()) <= 2
+    return (1 <= int(K) <= MAX_K and ds.n >= 2 and ar.size > 0 and int(ar.max()) <= 2
+            and table_bytes(ds.n, int(K)) <= MAX_TABLE_BYTES)
 
 
 @dataclass

@@ -267,3 +267,16 @@ def test_binary_enumeration_that_does_not_finish_claims_nothing():
     cache = score_data(ds, score="bic", max_parents=1, explore="exhaustive")
     pr = price(ds, cache, None, 4, time_limit=0.0)
     assert pr.stats["itemsets"] and not pr.finished and pr.bound is None
+
+
+def test_binary_enumeration_only_where_its_tables_fit():
+    """The count tables grow as n^4 at K = 4: beyond MAX_TABLE_BYTES pricing takes the branch
+    and bound (nips, 500 variables: 41 GB of tables at K = 4, 250 MB at K = 2)."""
+    from types import SimpleNamespace
+
+    from lpbn import pricing_itemsets as PI
+    big = SimpleNamespace(n=500, arities=np.full(500, 2))
+    assert PI.table_bytes(500, 4) > PI.MAX_TABLE_BYTES and not PI.applicable(big, 4)
+    assert PI.applicable(big, 2)
+    assert PI.applicable(SimpleNamespace(n=126, arities=np.full(126, 2)), 4)
+    assert not PI.applicable(SimpleNamespace(n=5, arities=np.array([2, 3, 2, 2, 2])), 2)
