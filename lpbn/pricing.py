@@ -275,8 +275,7 @@ def _price_itemsets(ds, K, kind, ess, cmax, duals, per_variable, deadline, say, 
     """:func:`price` by enumeration over co-occurrence counts (:mod:`lpbn.pricing_itemsets`)."""
     its = itemsets if itemsets is not None and itemsets.K >= K else PI.prepare(ds, K)
     thr = np.array([_threshold(c) for c in cmax])
-    finished, top, found, counted = PI.run(its, K, kind, ess, 1.0 / LN2 if kind == MDL else 1.0, lg_table(ds.N),
-                                           thr, duals, per_variable, deadline, say)
+    finished, top, found, counted = PI.run(its, K, kind, ess, thr, duals, per_variable, deadline, say)
     families = {(x, ps): s for x, ps, s in found}
     stats: dict[str, Any] = {"variables": ds.n if finished else 0, "counted": counted, "itemsets": True,
                              "seconds": time.perf_counter() - t0}

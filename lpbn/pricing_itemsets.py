@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .scoring.counting import e_unit, f_scale, fixed
-from .scoring.scores import local_score
+from .scoring.counting import e_unit, f_scale, fixed, lg_table
+from .scoring.scores import LN2, MDL, local_score
 
 #: the largest parent limit of the enumeration (5-counts are the most it forms)
 MAX_K = 4
@@ -440,15 +440,18 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
     return maxbonus, pairbonus
 
 
-def run(its: Itemsets, K: int, kind: int, ess: float, unit: float, lgt: np.ndarray, thr: np.ndarray, duals,
-        per_variable: int, deadline: float, say=None) -> tuple[bool, np.ndarray, list, int]:
-    """Enumerate every family of at most ``K`` parents (``K <= its.K``): ``(finished, top,
+def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, per_variable: int, deadline: float,
+        say=None) -> tuple[bool, np.ndarray, list, int]:
+    """Enumerate every family of at most ``K`` parents (``K <= its.K``) under the score
+    ``kind`` (:mod:`lpbn.scoring.scores`): ``(finished, top,
     found, counted)`` with ``top[x]`` the best reduced score above ``thr[x]`` (-inf: none),
     ``found`` the ``per_variable`` best sets of each variable above its threshold as
     ``(x, parents, score)`` and ``counted`` the families scored.  Batches of units (pairs of
     first parents, in a fixed shuffled order) run until ``deadline`` (perf_counter seconds)."""
     import time
     n = its.n
+    unit = 1.0 / LN2 if kind == MDL else 1.0       # stored units (MDL: bits)
+    lgt = lg_table(its.N)
     cl_ptr, cl_bits, cl_lam, cl_k, maxbonus, pairbonus = _cluster_arrays(duals, n)
     nt = max(1, int(numba.config.NUMBA_NUM_THREADS))
     buf_r = np.full((nt, n, per_variable), -np.inf)
