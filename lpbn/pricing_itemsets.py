@@ -96,8 +96,9 @@ def prepare(ds, K: int) -> Itemsets:
     flip = ones * 2 > N                    # the indicator is the rarer state
     ind = np.where(flip[:, None], cols == 0, cols == 1) & (ar[:, None] == 2)
     ind8 = np.ascontiguousarray(ind, dtype=np.uint8)
+    c1 = ind.sum(axis=1).astype(np.int64)                # N({v})
     vptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(ind.sum(axis=1), out=vptr[1:])
+    np.cumsum(c1, out=vptr[1:])
     vrows = np.nonzero(ind)[1].astype(np.int32)          # row-major over (variable, row)
     rptr = np.zeros(N + 1, dtype=np.int64)
     np.cumsum(ind.sum(axis=0), out=rptr[1:])
@@ -106,7 +107,6 @@ def prepare(ds, K: int) -> Itemsets:
     for v in range(n + 1):
         for i in range(5):
             binom[v, i] = math.comb(v, i)
-    c1 = ind.sum(axis=1).astype(np.int64)
     iu = np.triu_indices(n, 1)
     pa, pb = iu[0].astype(np.int64), iu[1].astype(np.int64)
     f = ind.astype(np.float64)
