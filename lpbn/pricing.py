@@ -45,7 +45,8 @@ maximum over every |S| <= K (and over the cache), and the bound above with it ho
 every DAG with at most K parents per variable, whatever λ was.
 
 **Column generation** (:func:`column_generation`): the LP over the cache is solved in the
-dual (:func:`lpbn.dual.solver.root_relaxation`), the sets that price out (reduced score above
+dual (:func:`lpbn.dual.solver.root_relaxation`, from the previous pass's λ and clusters: any
+λ is a valid start, and the old one is close), the sets that price out (reduced score above
 the cache's maximum) join the cache, and the LP is solved again, until no set prices out —
 then the LP over the cache equals the LP over every K-parent set.  Every pricing pass that
 finishes proves its own bound (above), so the best of them is kept even when the passes do
@@ -67,7 +68,7 @@ from . import pricing_kernels as PK
 from .cache import ScoreCache
 from .scoring.counting import buffer_limit, family_stats, lg_table, suffix_codes
 from .scoring.scores import LN2, MDL, kind_of, local_score
-from .tuning import PRICING_LP_SHARE as LP_SHARE
+from .tuning import PRICING_LP_SHARE as LP_SHARE, PRICING_PER_VARIABLE as PER_VARIABLE
 
 __all__ = ["Duals", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima", "column_generation", "price"]
 
@@ -314,9 +315,11 @@ def enlarged(cache: ScoreCache, families: dict) -> ScoreCache:
 
 
 def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None = None, *,
-                      per_variable: int = 1, say: Callable[[str], None] | None = None) -> PricedBound:
+                      per_variable: int = PER_VARIABLE,
+                      say: Callable[[str], None] | None = None) -> PricedBound:
     """Solve the cluster LP over ``cache`` in the dual, price against the data, add the sets
-    that price out, and repeat until none does or ``time_limit`` ends (module docstring)."""
+    that price out, and repeat until none does or ``time_limit`` ends (module docstring).
+    Each pass's LP starts from the previous pass's λ and clusters."""
     from .dual.solver import root_relaxation
     from .scope import CACHE
     from .scoring import read_data
@@ -324,32 +327,24 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     out = PricedBound(None, CACHE, False, cache, "pricing did not finish")
-    clusters = None
+    start = None
     itemsets = None          # co-occurrence tables, built by the first pass that uses them
     while True:
         left = None if time_limit is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             break
-        rr = root_relaxation(out.cache, clusters, time_limit=None if left is None else left * LP_SHARE)
-        clusters = rr.clusters
+        rr = root_relaxation(out.cache, start=start, time_limit=None if left is None else left * LP_SHARE)
+        start = (rr.cluster_bits, rr.cluster_k, rr.lam)
         if rr.best_dag is not None and rr.best_score > out.dag_score:
             out.dag_score, out.dag_parents = rr.best_score, [tuple(p) for p in rr.best_dag.parents]
-        duals = Duals(rr.cluster_bits, rr.cluster_k, rr.lam)
-        left = None if time_limit is None else deadline - time.perf_counter()
+        duals = Duals(*start)
         if itemsets is None and PI.applicable(ds, K):
             itemsets = PI.prepare(ds, K)
         left = None if time_limit is None else deadline - time.perf_counter()
         pr = price(ds, out.cache, duals, K, left, per_variable=per_variable, say=say, itemsets=itemsets)
-        rec = {"lp_bound": rr.value, "clusters": int(len(rr.lam)), "finished": pr.finished, "priced_bound": pr.bound,
-               "priced_out": len(pr.families), "cache_sets": out.cache.m, "seconds": time.perf_counter() - t0,
-               "lp_seconds": rr.stats.get("seconds"),
-               **{k: pr.stats.get(k, 0) for k in ("variables", "counted", "cut", "bounds", "skipped", "on_planes")}}
-        out.passes.append(rec)
+        out.passes.append(_pass_record(rr, pr, out.cache, t0))
         if say:
-            say(f"pricing pass {len(out.passes)}: LP bound {rr.value:.6f} over {out.cache.m} sets; "
-                + (f"priced bound {pr.bound:.6f} (K={pr.K}), {len(pr.families)} sets price out"
-                   if pr.finished else f"did not finish ({pr.stats['variables']} of {ds.n} variables priced)")
-                + f" [{rec['seconds']:.1f} s]")
+            say(_pass_line(len(out.passes), rr, pr, out.cache, ds.n, out.passes[-1]["seconds"]))
         if not pr.finished:
             break
         if out.bound is None or pr.bound < out.bound:
@@ -364,3 +359,17 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
                        else "pricing finished {p} pass(es), sets still price out: the bound is that of the best "
                             "finished pass").format(K=K, p=sum(r["finished"] for r in out.passes))
     return out
+
+
+def _pass_record(rr, pr: PricingResult, work: ScoreCache, t0: float) -> dict:
+    return {"lp_bound": rr.value, "clusters": int(len(rr.lam)), "finished": pr.finished, "priced_bound": pr.bound,
+            "priced_out": len(pr.families), "cache_sets": work.m, "seconds": time.perf_counter() - t0,
+            "lp_seconds": rr.stats.get("seconds"),
+            **{k: pr.stats.get(k, 0) for k in ("variables", "counted", "cut", "bounds", "skipped", "on_planes")}}
+
+
+def _pass_line(p: int, rr, pr: PricingResult, work: ScoreCache, n: int, seconds: float) -> str:
+    return (f"pricing pass {p}: LP bound {rr.value:.6f} over {work.m} sets; "
+            + (f"priced bound {pr.bound:.6f} (K={pr.K}), {len(pr.families)} sets price out"
+               if pr.finished else f"did not finish ({pr.stats['variables']} of {n} variables priced)")
+            + f" [{seconds:.1f} s]")

@@ -452,6 +452,9 @@ LEARN_PRICE_SHARE = 0.5
 #: share of the time left a pricing pass's LP solve may take
 #: evidence: jester only, 1 run, de0f007 — needs a whole-suite sweep
 PRICING_LP_SHARE = 1.0 / 3.0
+#: sets each variable may price in per pass (the best by reduced score)
+#: evidence: jester only (1, 20 and 50 sets per pass), 1 run each, ac9dbe0 — needs a whole-suite sweep
+PRICING_PER_VARIABLE = 50
 
 # ---------------------------------------------------------------- scoring (lpbn.scoring, lpbn.network)
 

@@ -155,6 +155,25 @@ def test_root_relaxation_matches_exact_lp():
     assert rel(rr.value, -res.fun) <= 1e-6
 
 
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_root_relaxation_warm_start_over_a_grown_cache(seed):
+    """The λ and clusters of the LP over part of a cache start the LP over all of it (as column
+    generation does): the value stays a bound on the optimum and, both converged, equals the
+    LP solved from scratch."""
+    cache = random_cache(8, seed=seed, density=0.7)
+    keep = np.random.default_rng(seed).random(cache.m) < 0.5
+    keep[cache.offsets[:-1]] = True
+    part = root_relaxation(cache.select(keep))
+    warm = root_relaxation(cache, start=(part.cluster_bits, part.cluster_k, part.lam))
+    cold = root_relaxation(cache)
+    opt = optimum(cache)
+    assert warm.value >= opt - TOL * abs(opt)
+    assert warm.stats["clusters"] >= len(part.lam)
+    if warm.converged and cold.converged:
+        assert rel(warm.value, cold.value) <= 1e-6
+
+
 def test_cd_sweep_monotone_and_decode_valid():
     cache = random_cache(9, seed=5, density=0.7)
     st_ = DualState(cache)

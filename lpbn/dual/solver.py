@@ -59,8 +59,13 @@ class RootRelaxation:
 
 def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *, separate: bool = True,
                     time_limit: float | None = None, max_iters: int | None = None,
-                    lp_polish: bool | str = True) -> RootRelaxation:
+                    lp_polish: bool | str = True, start: tuple | None = None) -> RootRelaxation:
     """Solve the cluster LP relaxation (Jaakkola 2010 eq. 7) in the dual (eq. 8).
+
+    ``start = (cluster_bits, cluster_k, lam)`` (a previous result's rows, their k and λ,
+    e.g. over a cache that has since gained candidates) warm-starts the descent: eq. 8 is a
+    valid bound for every λ >= 0 over any cache, so the old λ is a feasible starting point
+    and column generation (:mod:`lpbn.pricing`) need not rediscover its clusters each pass.
 
     With ``separate=False`` only the given clusters (plus the simplex constraints) are
     used.  ``max_iters`` caps the number of CD sweeps.  Unless the bound already meets a
@@ -78,6 +83,10 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + time_limit
     state = DualState(cache, clusters)
+    if start is not None:
+        for row, k in zip(start[0], start[1]):
+            state.add_cluster_bits(row, int(k))
+        state.set_lambda(_aligned(state, start))
     inc = Incumbent()
     value, lam, st = relax(state, inc, separate=separate, deadline=deadline, max_sweeps=max_iters,
                            tol=1e-12, lp_polish=separate and mode == "nodes" and can_polish)
@@ -102,6 +111,16 @@ def root_relaxation(cache: ScoreCache, clusters: ClusterFamily | None = None, *,
                                     if state.separation_errors else {}),
                                  "polished": polished, "lp_value": lp_value,
                                  "seconds": time.perf_counter() - t0})
+
+
+def _aligned(state: DualState, start: tuple) -> np.ndarray:
+    """λ of ``start`` placed on the state's rows (rows of ``clusters`` first, then new ones)."""
+    lam = np.zeros(state.K)
+    for row, k, v in zip(start[0], start[1], start[2]):
+        at = state.row_of(row, int(k))
+        if at is not None:      # rows too small for their k are not added, and carry no λ
+            lam[at] = v
+    return lam
 
 
 def solve_dual(cache: ScoreCache, control: SolveControl, **options: Any) -> SolveResult:

@@ -119,6 +119,11 @@ class DualState:
         self.citems = np.concatenate([self.citems, members])
         return True
 
+    def row_of(self, row: np.ndarray, k: int = 1) -> int | None:
+        """Index of the cluster row ``row`` with this k, or None when absent."""
+        row = np.asarray(row, dtype=np.uint64).reshape(self.W)
+        return self._keys.get(row.tobytes() if k == 1 else row.tobytes() + bytes([k]))
+
     def add_cluster(self, members) -> bool:
         return self.add_cluster_bits(bs.to_bitset(members, self.n))
 
