@@ -495,3 +495,18 @@ def test_pgmpy_hill_climbing_peer_scores_its_dag_with_lpbn_bic(tmp_path, capsys)
     peer_score = float(out.strip().splitlines()[-1].split()[-1])
     best = lpbn.solve(lpbn.score_data(str(data), score="bic", jobs=1), method="dp")
     assert best.score >= peer_score - 1e-6 * abs(peer_score)
+
+
+def test_the_recorded_command_reproduces_the_limits_of_the_run():
+    """The command written into summary.md carries every option that changes a row's outcome:
+    the grace before a run is killed and a skipped warm-up included."""
+    import argparse
+    import shlex
+    from lpbn.commands.bench import add_arguments, command_line
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    argv = ["scale", "--methods", "none", "--time-limit", "640", "--grace", "60", "--no-warmup",
+            "--external", "x=echo {data}", "-o", "DIR"]
+    line = command_line(p.parse_args(argv))
+    assert shlex.split(line)[2:] == ["scale", "--methods", "none", "--time-limit", "640", "--grace", "60",
+                                     "--external", "x=echo {data}", "--no-warmup", "-o", "DIR"]

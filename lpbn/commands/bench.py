@@ -90,7 +90,8 @@ def command_line(args) -> str:
     parts = ["lpbn", "bench", args.suite]
     if args.methods:
         parts += ["--methods", args.methods]
-    for flag, val in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
+    for flag, val in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit),
+                      ("--grace", args.grace)):
         if val is not None:
             parts += [flag, f"{val:g}"]
     if args.repeat != 1:
@@ -109,6 +110,8 @@ def command_line(args) -> str:
         parts += ["--plugin", p]
     for t in args.tune:
         parts += ["--tune", t]
+    if args.no_warmup:
+        parts.append("--no-warmup")
     if args.output != "results":
         parts += ["-o", args.output]
     return shlex.join(parts)
