@@ -510,3 +510,39 @@ def test_the_recorded_command_reproduces_the_limits_of_the_run():
     line = command_line(p.parse_args(argv))
     assert shlex.split(line)[2:] == ["scale", "--methods", "none", "--time-limit", "640", "--grace", "60",
                                      "--external", "x=echo {data}", "--no-warmup", "-o", "DIR"]
+
+
+FAKE_GOBNILP = """#!/bin/sh
+# stands in for GOBNILP: checks the settings it is given and prints its output format
+grep -q 'score_type = "BGe"' "${1#-g=}" || exit 3
+grep -q 'palim = 2' "${1#-g=}" || exit 3
+head -1 "$2" | grep -q '^a,b,c$' || exit 3
+printf 'a<- -10.0\\nb<-a, -20.0\\nc<-a,b, -30.0\\nBN score is -60.0\\n'
+printf 'SCIP Status        : solving was interrupted [time limit reached]\\n'
+printf 'Primal Bound       : -6.00000000000000e+01\\nDual Bound         : -5.50000000000000e+01\\n'
+"""
+
+
+def test_gobnilp_peer_rescores_the_network_and_reports_scips_bound(tmp_path, capsys):
+    """The GOBNILP peer writes the data and settings GOBNILP reads, reads the network it prints
+    and SCIP's dual bound, and prints the network's BGe under lpbn's definition with the bound
+    and its scope (here a stand-in binary with GOBNILP's output format)."""
+    from lpbn.bench.peers.gobnilp import main as peer_main
+    from lpbn.scoring.continuous import dag_score
+    from lpbn.scoring.typed import read_typed
+    binary = tmp_path / "gobnilp"
+    binary.write_text(FAKE_GOBNILP)
+    binary.chmod(0o755)
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=300)
+    b = 0.8 * a + rng.normal(size=300)
+    c = a - b + rng.normal(size=300)
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,c\n" + "\n".join(f"{x:.17g},{y:.17g},{z:.17g}" for x, y, z in zip(a, b, c)) + "\n")
+    assert peer_main([str(data), "--max-parents", "2", "--binary", str(binary)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    want = dag_score(read_typed(str(data)), "bge", [(), (0,), (0, 1)])
+    assert out[-3] == f"BN score is {want:.10f}"
+    assert out[-2] == "upper bound: -55.0000000000"
+    assert out[-1].startswith("gap: ") and out[-1].endswith("(over every DAG with at most 2 parents per variable)")
+    assert peer_main([str(data), "--binary", str(tmp_path / "missing")]) == 2
