@@ -514,9 +514,10 @@ def test_the_recorded_command_reproduces_the_limits_of_the_run():
 
 FAKE_GOBNILP = """#!/bin/sh
 # stands in for GOBNILP: checks the settings it is given and prints its output format
-grep -q 'score_type = "BGe"' "${1#-g=}" || exit 3
-grep -q 'palim = 2' "${1#-g=}" || exit 3
-head -1 "$2" | grep -q '^a,b,c$' || exit 3
+[ "$1" = "-f=dat" ] || exit 3
+grep -q 'score_type = "BGe"' "${2#-g=}" || exit 3
+grep -q 'palim = 2' "${2#-g=}" || exit 3
+head -1 "$3" | grep -q '^a,b,c$' || exit 3
 printf 'a<- -10.0\\nb<-a, -20.0\\nc<-a,b, -30.0\\nBN score is -60.0\\n'
 printf 'SCIP Status        : solving was interrupted [time limit reached]\\n'
 printf 'Primal Bound       : -6.00000000000000e+01\\nDual Bound         : -5.50000000000000e+01\\n'

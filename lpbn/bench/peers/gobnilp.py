@@ -5,7 +5,7 @@
 data with lpbn (:func:`lpbn.scoring.typed.read_typed`: names and column types), writes them
 as GOBNILP reads them (comma-separated with a names row; discrete data also with an arities
 row, states 0..r-1), writes a settings file (score type, parent limit, ``limits/time``) and
-runs ``gobnilp -g=SETTINGS DATA`` (the binary built per ``../shared/anchors/PEERS.md``:
+runs ``gobnilp -f=dat -g=SETTINGS DATA`` (the binary built per ``../shared/anchors/PEERS.md``:
 ``--binary`` or ``$LPBN_GOBNILP``).  It reads the network GOBNILP prints (``X<-A,B, score``
 lines) and SCIP's final bounds, and prints
 
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         write_data(table, data)
         with open(conf, "w", encoding="ascii") as fh:
             fh.write(settings(args.score, args.max_parents, args.seconds, table.kind == "continuous"))
-        proc = subprocess.run([binary, f"-g={conf}", data], capture_output=True, text=True, check=False)
+        proc = subprocess.run([binary, "-f=dat", f"-g={conf}", data], capture_output=True, text=True, check=False)
     sys.stdout.write(proc.stdout)
     parents = read_network(proc.stdout, table.names)
     if parents is None:
@@ -143,7 +143,7 @@ def _report(table, parents, bound: float | None, args) -> int:
         scope = "over every DAG with at most {} parents per variable".format(args.max_parents) \
             if args.max_parents >= 0 else "over every DAG"
         print(f"upper bound: {bound:.10f}")
-        print(f"gap: {(bound - score) / max(1.0, abs(score)):.6%} ({scope})")
+        print(f"gap: {100 * (bound - score) / max(1.0, abs(score)):.6g}% ({scope})")
     if args.truth:
         from lpbn.gaussian_network import load_dag
         true = load_dag(args.truth)
