@@ -547,3 +547,29 @@ def test_gobnilp_peer_rescores_the_network_and_reports_scips_bound(tmp_path, cap
     assert out[-2] == "upper bound: -55.0000000000"
     assert out[-1].startswith("gap: ") and out[-1].endswith("(over every DAG with at most 2 parents per variable)")
     assert peer_main([str(data), "--binary", str(tmp_path / "missing")]) == 2
+
+
+def test_generated_continuous_data_reach_external_peers(tmp_path):
+    """A generated linear-Gaussian data set is written for ``{data}`` (17 significant digits):
+    a peer that scores the true network (``{truth}``) on those rows gets the BGe score the bench
+    computed on the rows it generated."""
+    suite = tmp_path / "c.toml"
+    suite.write_text('''name = "cont"
+methods = ["dp"]
+time_limit = 5
+
+[[instance]]
+name = "lg6"
+synthetic = { model = "linear-gaussian", variables = 6, rows = 300, seed = 6 }
+scoring = { score = "bge", max_parents = 2 }
+''')
+    peer = (f"{sys.executable} -c \"import sys; from lpbn.scoring.typed import read_typed; "
+            f"from lpbn.scoring.continuous import dag_score; from lpbn.gaussian_network import load_dag; "
+            f"t = read_typed(sys.argv[1]); assert t.kind == 'continuous' and t.N == 300; "
+            f"print('BN score is %r' % dag_score(t, 'bge', load_dag(sys.argv[2]).parents))\" {{data}} {{truth}}")
+    out = tmp_path / "res"
+    assert main(["bench", str(suite), "--no-warmup", "-o", str(out), "-q", "--external", f"peer={peer}"]) == 0
+    rows = {(r["instance"], r["method"]): r for r in _rows(out, "cont")}
+    want = json.loads(rows[("lg6", "dp")]["explore"])["truth_score"]
+    assert rows[("lg6", "peer")]["status"] == "finished"
+    assert float(rows[("lg6", "peer")]["score"]) == pytest.approx(want, rel=1e-12)

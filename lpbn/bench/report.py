@@ -17,14 +17,13 @@ import io
 import json
 import math
 import os
-import platform
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write
 from .checks import TOOL_DONE, WRONG, solved  # noqa: F401  (TOOL_DONE re-exported)
+from .provenance import machine_line
 from .runner import CSV_COLUMNS, BenchRun
 
 #: the run's whole record, gzip-compressed JSON (:func:`json_text`)
@@ -80,7 +79,7 @@ def csv_text(run: BenchRun) -> str:
 
 def json_text(run: BenchRun) -> str:
     payload = {"suite": run.suite.name, "suite_path": str(run.suite.path),
-               "started": run.started.isoformat(),
+               "started": run.started.isoformat(), "machine": run.machine,
                "seconds": run.seconds, "command": run.config.command, "methods": run.methods,
                "externals": run.externals, "time_limit": run.time_limit,
                "memory_limit_mb": run.memory_limit, "repeat": run.config.repeat,
@@ -186,39 +185,6 @@ def _peer_cell(v: dict[str, Any] | None) -> str:
     return s
 
 
-def machine_line() -> str:
-    cpus = os.cpu_count()
-    return (f"{platform.system()} {platform.machine()}, {cpus} CPUs, Python "
-            f"{platform.python_version()}, lpbn {_version()}{_git()}")
-
-
-def _version() -> str:
-    from .. import __version__
-    return __version__
-
-
-def _git() -> str:
-    root = Path(__file__).resolve().parent.parent.parent
-    try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    if out.returncode != 0 or not out.stdout.strip():
-        return ""
-    return f" (git {out.stdout.strip()}{' + uncommitted changes' if _dirty(root) else ''})"
-
-
-def _dirty(root: Path) -> bool:
-    """Whether lpbn's own sources differ from the commit (results then say so)."""
-    try:
-        out = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no",
-                              "--", "lpbn"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return out.returncode == 0 and bool(out.stdout.strip())
-
-
 def _tuning_line(tune: dict[str, Any] | None) -> str:
     """The ``--tune`` overrides of a run, or that it ran lpbn.tuning's values."""
     if not tune:
@@ -233,7 +199,7 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
         L += [s.description, ""]
     L += [f"- Command: `{run.config.command}`",
           f"- Started: {run.started.strftime('%Y-%m-%d %H:%M:%S UTC')}, took {run.seconds:.1f} s",
-          f"- Machine: {machine_line()}",
+          f"- Machine: {run.machine or machine_line()}",
           f"- Limits per run: {run.time_limit:g} s time limit (lpbn.solve's own), "
           f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
           f"{run.jobs} run(s) in parallel",
@@ -549,7 +515,7 @@ def load_run(run_dir: str | os.PathLike) -> BenchRun:
                     externals=data.get("externals", []), rows=data["rows"],
                     started=datetime.fromisoformat(data["started"]), seconds=data["seconds"],
                     time_limit=data["time_limit"], memory_limit=data["memory_limit_mb"],
-                    notes=data.get("notes", []), jobs=data.get("jobs") or 1)
+                    notes=data.get("notes", []), jobs=data.get("jobs") or 1, machine=data.get("machine", ""))
 
 
 def rerender(run_dir: str | os.PathLike, plot: bool = True) -> Path:

@@ -44,6 +44,7 @@ from ..errors import InputError
 from ..result import relative_gap
 from ..solve import available_methods
 from . import checks
+from .provenance import machine_line
 from .procs import Canceller, ProcOutcome, classify_failure, run_worker
 from .progress import Progress
 from .suite import KBEST_HEADROOM_MB, Entry, Suite, kbest_of
@@ -112,6 +113,8 @@ class BenchRun:
     memory_limit: int
     notes: list[str]
     jobs: int = 1
+    #: machine, Python and lpbn commit when the run started (:mod:`lpbn.bench.provenance`)
+    machine: str = ""
 
     @property
     def wrong(self) -> list[dict[str, Any]]:
@@ -198,6 +201,7 @@ def run_suite(suite: Suite, config: BenchConfig,
         entries = [e for e in entries if e.name in config.instances]
 
     started = datetime.now(timezone.utc)
+    machine = machine_line()
     t0 = time.monotonic()
     canceller = Canceller()
     rows: list[dict[str, Any]] = []
@@ -242,7 +246,7 @@ def run_suite(suite: Suite, config: BenchConfig,
     rows.sort(key=lambda r: (order[r["instance"]], col.get(r["method"], 99)))
     return BenchRun(suite=suite, config=config, methods=methods, externals=list(externals),
                     rows=rows, started=started, seconds=time.monotonic() - t0,
-                    time_limit=time_limit, memory_limit=memory_limit, notes=notes, jobs=jobs)
+                    time_limit=time_limit, memory_limit=memory_limit, notes=notes, jobs=jobs, machine=machine)
 
 
 # ------------------------------------------------------------------ planning
@@ -294,8 +298,8 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
         job = {"kind": "score", "data": None if e.data is None else str(e.data), "synthetic": e.synthetic,
                "truth_out": str(truth), "scoring": e.scoring, "cache_out": str(out),
                "memory_limit_mb": memory_limit, "plugins": config.plugins, "tune": config.tune}
-        if _wants_data_file(e, config):
-            job["data_out"] = str(workdir / f"data-{k}.csv.gz")
+        if _wants_data_file(e, config):      # continuous rows as plain text (17 significant digits)
+            job["data_out"] = str(workdir / f"data-{k}.csv{'' if e.synthetic.get('model') else '.gz'}")
         timeout = hard_timeout(3600.0, 1, config.grace)
         futures[pool.submit(run_worker, job, workdir, f"score-{k}", timeout, canceller)] = (p, out, truth)
     for fut in cf.as_completed(futures):
@@ -328,9 +332,9 @@ def _score_stage(plan, pool, workdir, memory_limit, config, canceller, progress,
 
 
 def _wants_data_file(e: Entry, config: BenchConfig) -> bool:
-    """A generated discrete data set is written out when an external peer reads ``{data}`` or
-    ``{truth}`` (continuous synthetic data are not: their peers take files only)."""
-    return (e.data is None and e.synthetic is not None and not e.synthetic.get("model")
+    """A generated data set (discrete, continuous or mixed) is written out when an external peer
+    reads ``{data}`` or ``{truth}``."""
+    return (e.data is None and e.synthetic is not None
             and any("{data}" in t or "{truth}" in t for t in config.externals.values()))
 
 

@@ -262,6 +262,11 @@ def run_score(job: dict[str, Any]) -> dict[str, Any]:
         out["generate_seconds"] = time.perf_counter() - t0
         net.save(job["truth_out"])
         out["truth_score"] = dag_score(data, scoring.get("score", "bic-g"), net.parents)
+        if job.get("data_out"):      # for external peers' {data}: the same rows as a CSV
+            import numpy as np
+            rows = np.where(data.continuous[None, :], data.values, np.asarray(data.codes, dtype=np.float64).T)
+            net.write_csv(job["data_out"], rows)
+            out["data_out"] = job["data_out"]
     elif job.get("synthetic"):
         from lpbn.scoring.dag_score import score_dag
         from lpbn.synthetic import random_dataset
