@@ -23,7 +23,6 @@ from typing import Any
 
 from ..atomic import atomic_write
 from .checks import TOOL_DONE, WRONG, solved  # noqa: F401  (TOOL_DONE re-exported)
-from .provenance import machine_line
 from .runner import CSV_COLUMNS, BenchRun
 
 #: the run's whole record, gzip-compressed JSON (:func:`json_text`)
@@ -199,7 +198,7 @@ def summary_md(run: BenchRun, plots: list[str]) -> str:
         L += [s.description, ""]
     L += [f"- Command: `{run.config.command}`",
           f"- Started: {run.started.strftime('%Y-%m-%d %H:%M:%S UTC')}, took {run.seconds:.1f} s",
-          f"- Machine: {run.machine or machine_line()}",
+          f"- Machine: {run.machine or 'not recorded (a record from before lpbn kept it)'}",
           f"- Limits per run: {run.time_limit:g} s time limit (lpbn.solve's own), "
           f"{run.memory_limit} MB address space; repeat {run.config.repeat} (median), "
           f"{run.jobs} run(s) in parallel",
