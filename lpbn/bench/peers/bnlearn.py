@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from . import executable, print_truth_distance
 
 R_SCRIPT = """\
 suppressMessages(library(bnlearn))
@@ -51,9 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--truth", metavar="NET", help="a saved true network (lpbn sample --network-out, the "
                    "bench's {truth}): also print 'SHD is N (moral M)' of bnlearn's DAG to it")
     args = p.parse_args(argv)
-    rscript = shutil.which(args.rscript)
+    rscript = executable(args.rscript, "bnlearn", "install R and bnlearn")
     if rscript is None:
-        print(f"bnlearn peer: {args.rscript} not found (install R and bnlearn, see PEERS.md)", file=sys.stderr)
         return 2
     import numpy as np
 
@@ -87,10 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     dag = DAG(ds.names, parents)
     print(f"BN score is {score_dag(ds, dag, 'bic'):.10f}")
     if args.truth:
-        from lpbn.gaussian_network import load_dag
-        from lpbn.metrics import moral_hamming_distance, structural_hamming_distance
-        true = load_dag(args.truth)
-        print(f"SHD is {structural_hamming_distance(true, dag)} (moral {moral_hamming_distance(true, dag)})")
+        print_truth_distance(dag, args.truth)
     return 0
 
 

@@ -27,10 +27,11 @@ import argparse
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from . import executable, print_truth_distance
 
 SCORE_TYPES = {"bge": "BGe", "bdeu": "BDeu", "bic": "BIC"}
 _FAMILY = re.compile(r"^(\S+)<-(\S*)\s+(-?[0-9.eE+-]+)$")
@@ -105,9 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--truth", metavar="NET", help="a saved true network (the bench's {truth}): also "
                    "print 'SHD is N (moral M)' of GOBNILP's DAG to it")
     args = p.parse_args(argv)
-    binary = shutil.which(args.binary)
+    binary = executable(args.binary, "gobnilp", "build GOBNILP")
     if binary is None:
-        print(f"gobnilp peer: {args.binary} not found (build GOBNILP, see PEERS.md)", file=sys.stderr)
         return 2
     from lpbn.scoring.typed import read_typed
     table = read_typed(args.data)
@@ -131,7 +131,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(table, parents, bound: float | None, args) -> int:
-    from lpbn.metrics import moral_hamming_distance, structural_hamming_distance
     from lpbn.result import DAG
     dag = DAG(table.names, [list(p) for p in parents])
     if not dag.is_acyclic():
@@ -145,9 +144,7 @@ def _report(table, parents, bound: float | None, args) -> int:
         print(f"upper bound: {bound:.10f}")
         print(f"gap: {100 * (bound - score) / max(1.0, abs(score)):.6g}% ({scope})")
     if args.truth:
-        from lpbn.gaussian_network import load_dag
-        true = load_dag(args.truth)
-        print(f"SHD is {structural_hamming_distance(true, dag)} (moral {moral_hamming_distance(true, dag)})")
+        print_truth_distance(dag, args.truth)
     return 0
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+from . import executable
 import time
 
 _ORDER_LINE = re.compile(r"^Ordering\[\d+\]\s*=\s*(\d+)\s+Score:.*Parents:\s*\{([^}]*)\}")
@@ -74,9 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--binary", default=os.environ.get("LPBN_MINOBS", "search"),
                    help="MINOBS's search executable (default $LPBN_MINOBS, else 'search' on PATH)")
     args = p.parse_args(argv)
-    binary = shutil.which(args.binary)
+    binary = executable(args.binary, "minobs", "build MINOBS")
     if binary is None:
-        print(f"minobs peer: {args.binary} not found (build MINOBS, see PEERS.md)", file=sys.stderr)
         return 2
     from lpbn.result import DAG
     cache, learned = _cache_of(args.input, args.seconds if args.learn_seconds is None else args.learn_seconds)
