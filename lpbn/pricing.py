@@ -361,15 +361,17 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
     return out
 
 
-def _pass_record(rr, pr: PricingResult, work: ScoreCache, t0: float) -> dict:
+def _pass_record(rr, pr: PricingResult, cache: ScoreCache, t0: float) -> dict:
+    """One pass of :func:`column_generation` for ``PricedBound.passes`` (LP, pricing, timing)."""
     return {"lp_bound": rr.value, "clusters": int(len(rr.lam)), "finished": pr.finished, "priced_bound": pr.bound,
-            "priced_out": len(pr.families), "cache_sets": work.m, "seconds": time.perf_counter() - t0,
+            "priced_out": len(pr.families), "cache_sets": cache.m, "seconds": time.perf_counter() - t0,
             "lp_seconds": rr.stats.get("seconds"),
             **{k: pr.stats.get(k, 0) for k in ("variables", "counted", "cut", "bounds", "skipped", "on_planes")}}
 
 
-def _pass_line(p: int, rr, pr: PricingResult, work: ScoreCache, n: int, seconds: float) -> str:
-    return (f"pricing pass {p}: LP bound {rr.value:.6f} over {work.m} sets; "
+def _pass_line(p: int, rr, pr: PricingResult, cache: ScoreCache, n: int, seconds: float) -> str:
+    """The progress line of pass ``p``."""
+    return (f"pricing pass {p}: LP bound {rr.value:.6f} over {cache.m} sets; "
             + (f"priced bound {pr.bound:.6f} (K={pr.K}), {len(pr.families)} sets price out"
                if pr.finished else f"did not finish ({pr.stats['variables']} of {n} variables priced)")
             + f" [{seconds:.1f} s]")
