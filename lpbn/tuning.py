@@ -453,7 +453,7 @@ LEARN_PRICE_SHARE = 0.5
 #: evidence: jester only, 1 run, de0f007 — needs a whole-suite sweep
 PRICING_LP_SHARE = 1.0 / 3.0
 #: sets each variable may price in per pass (the best by reduced score)
-#: evidence: jester only (1, 20 and 50 sets per pass), 1 run each, ac9dbe0 — needs a whole-suite sweep
+#: evidence: scale --price 4 suite (5 data sets; with the warm start, gaps 1.20/1.13/0.82/5.13/19.12% against 1.77/1.50/1.31/5.82/18.51% for 1 set and a cold LP), 1 run, e57ef35 — needs 3 repeats and a sweep of the value alone
 PRICING_PER_VARIABLE = 50
 
 # ---------------------------------------------------------------- scoring (lpbn.scoring, lpbn.network)

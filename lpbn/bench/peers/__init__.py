@@ -1,5 +1,10 @@
 """Peer tools run by ``lpbn bench --external`` on the same inputs (optional extras)."""
 
+from __future__ import annotations
+
+import shutil
+import sys
+
 
 def print_truth_distance(dag, truth_path: str) -> None:
     """Print ``SHD is N (moral M)``: the structural and moral Hamming distances of a peer's
@@ -14,8 +19,6 @@ def print_truth_distance(dag, truth_path: str) -> None:
 def executable(name: str, peer: str, remedy: str) -> str | None:
     """The path of the peer's program ``name``, or None after one line on stderr saying it is
     missing and what to do (``remedy``); the peer then exits 2."""
-    import shutil
-    import sys
     path = shutil.which(name)
     if path is None:
         print(f"{peer} peer: {name} not found ({remedy}, see PEERS.md)", file=sys.stderr)

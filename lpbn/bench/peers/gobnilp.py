@@ -36,7 +36,6 @@ from . import executable, print_truth_distance
 SCORE_TYPES = {"bge": "BGe", "bdeu": "BDeu", "bic": "BIC"}
 _FAMILY = re.compile(r"^(\S+)<-(\S*)\s+(-?[0-9.eE+-]+)$")
 _BOUND = re.compile(r"^Dual Bound\s*:\s*(\S+)", re.MULTILINE)
-_PRIMAL = re.compile(r"^Primal Bound\s*:\s*(\S+)", re.MULTILINE)
 
 
 def write_data(table, path: str) -> None:
