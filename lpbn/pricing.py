@@ -20,7 +20,9 @@ the reduced score r_i over all |S| <= K**, computed on the data: :func:`price`.
 
 **Binary data with K <= 4** are priced by enumerating every family over co-occurrence counts
 (:mod:`lpbn.pricing_itemsets`): the branch and bound below cuts almost nothing at K = 4, and
-the enumeration shares the counting between families.
+the enumeration shares the counting between families.  Its first finished pass keeps every
+family that beats the empty set (the only ones any λ can let price out); later passes of
+:func:`column_generation` scan that store instead of enumerating again.
 
 **The pricing search** (:mod:`lpbn.pricing_kernels`) is a depth-first branch and bound over
 the set-enumeration tree of the candidate parents, sorted by their single-parent reduced
@@ -276,10 +278,10 @@ def _price_itemsets(ds, K, kind, ess, cmax, duals, per_variable, deadline, say, 
     """:func:`price` by enumeration over co-occurrence counts (:mod:`lpbn.pricing_itemsets`)."""
     its = itemsets if itemsets is not None and itemsets.K >= K else PI.prepare(ds, K)
     thr = np.array([_threshold(c) for c in cmax])
-    finished, top, found, counted = PI.run(its, K, kind, ess, thr, duals, per_variable, deadline, say)
+    finished, top, found, counted, scanned = PI.run(its, K, kind, ess, thr, duals, per_variable, deadline, say)
     families = {(x, ps): s for x, ps, s in found}
     stats: dict[str, Any] = {"variables": ds.n if finished else 0, "counted": counted, "itemsets": True,
-                             "seconds": time.perf_counter() - t0}
+                             "stored": scanned, "seconds": time.perf_counter() - t0}
     best = np.maximum(thr, top) if finished else np.full(ds.n, np.nan)
     bound = math.fsum(best.tolist()) - duals.constant() if finished else None
     return PricingResult(finished, bound, K, families, best, cmax, stats)
@@ -318,8 +320,11 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
                       per_variable: int = PER_VARIABLE,
                       say: Callable[[str], None] | None = None) -> PricedBound:
     """Solve the cluster LP over ``cache`` in the dual, price against the data, add the sets
-    that price out, and repeat until none does or ``time_limit`` ends (module docstring).
-    Each pass's LP starts from the previous pass's λ and clusters."""
+    that price out, and repeat (module docstring).  Each pass's LP starts from the previous
+    pass's λ and clusters.  A pass that prices nothing out does not end the loop while the
+    LP's descent still lowers its value: every λ needs its own pricing to bound every K-parent
+    DAG, and a better λ is a better bound.  The loop ends when ``time_limit`` does, or when no
+    set prices out and the LP is solved (or its value stopped falling)."""
     from .dual.solver import root_relaxation
     from .scope import CACHE
     from .scoring import read_data
@@ -328,7 +333,8 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     out = PricedBound(None, CACHE, False, cache, "pricing did not finish")
     start = None
-    itemsets = None          # co-occurrence tables, built by the first pass that uses them
+    last = math.inf          # the previous pass's LP value
+    itemsets = None          # co-occurrence tables (and family store), built by the first pass that uses them
     while True:
         left = None if time_limit is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
@@ -350,10 +356,12 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
         if out.bound is None or pr.bound < out.bound:
             out.bound = pr.bound
         out.scope = f"parent_limit:{pr.K}"
-        if not pr.families:
-            out.converged = True
-            break
-        out.cache = enlarged(out.cache, pr.families)
+        out.converged = not pr.families
+        if out.converged and (rr.converged or rr.value >= last - 1e-12 * (1.0 + abs(last))):
+            break           # the LP over every K-parent set is solved, or its descent stalled
+        last = rr.value
+        if pr.families:
+            out.cache = enlarged(out.cache, pr.families)
     if out.bound is not None:
         out.message = ("pricing converged: no parent set of at most {K} parents prices out" if out.converged
                        else "pricing finished {p} pass(es), sets still price out: the bound is that of the best "

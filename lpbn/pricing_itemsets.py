@@ -26,6 +26,22 @@ rarer states, so these rows are few.  The Möbius inversion of U's subset counts
 table, shared by its |U| families (x ∈ U, parents U∖{x}); a family's parent configurations are
 the joint table's marginal without x.
 
+**Store.**  Column generation prices the same data pass after pass; only λ changes.  The
+bonus only shrinks as a set grows (each indicator ``[|S ∩ C| < k]`` can only turn off), so a
+family that some subset of its parents scores at least as well as never prices out and never
+sets a maximum, under **any** λ: the subset's reduced score is at least its own (in floats
+too: the subset's bonus adds a superset of the same non-negative terms in the same order, and
+rounded addition is monotone).  The enumeration therefore passes over a family whose score is
+at most ``floor[x]`` (the score of x without parents, less 1e-9 relative: the empty set beats
+it) or at most that of a family with one parent fewer (computed from the same joint table,
+exactly as that family's own set computes it); by induction on the set size the maximum is
+unchanged.  A finished enumeration keeps every other family in a :class:`FamilyStore`, and a
+later pass scans the store instead of enumerating, when its thresholds satisfy ``floor +
+maxbonus <= thr`` for every variable (no family below its floor can beat them, since ``r <= s +
+maxbonus``; always so when the cache holds the empty sets, ``thr >= r(∅) = s(∅) + maxbonus``):
+the same maxima, bound and sets as an enumeration (the same :func:`_offer`, the same floats).
+Otherwise the pass enumerates again.
+
 The scores are those of :func:`lpbn.scoring.counting.family_stats` to the last bit: the same
 fixed-point sums of ``lgt`` over the same non-empty cells.  The reduced score and the proof
 are :mod:`lpbn.pricing`'s: every family is enumerated, so the per-variable maximum is exact.
@@ -35,6 +51,7 @@ Parallel over the pairs (a, b) that start the sets U (numba threads, per-thread 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba
@@ -50,6 +67,9 @@ PAIR_BONUS_MAX_N = 160
 #: the count tables may take up to 1 GiB (K = 4: about 200 variables); beyond, the branch and
 #: bound of lpbn.pricing_kernels prices
 MAX_TABLE_BYTES = 1 << 30
+#: the family store (:class:`FamilyStore`; 14 bytes a family up to 256 variables, 19 beyond)
+#: may take up to 2 GiB; an enumeration that finds more families keeps no store
+STORE_MAX_BYTES = 1 << 31
 
 
 def table_bytes(n: int, K: int) -> int:
@@ -85,6 +105,62 @@ class Itemsets:
     arities: np.ndarray
     pa: np.ndarray         # the pairs a < b, the units of the parallel loops
     pb: np.ndarray
+    store: "FamilyStore | None" = None     # set by run(): the families above their floors
+
+
+@dataclass
+class FamilyStore:
+    """Every family of 1..K parents that neither the variable without parents nor a family
+    with one parent fewer beats, kept by one finished enumeration under the score
+    ``kind``/``ess`` (module docstring, "Store"), in the rows its threads wrote."""
+
+    K: int
+    kind: int
+    ess: float
+    floor: np.ndarray      # (n,)
+    x: np.ndarray          # (threads, rows) uint8/uint16
+    k: np.ndarray          # (threads, rows) uint8: the number of parents
+    parents: np.ndarray    # (threads, rows, MAX_K) uint8/uint16
+    score: np.ndarray      # (threads, rows) float64
+    size: np.ndarray       # (threads,): the rows each thread filled
+
+    @property
+    def m(self) -> int:
+        """The number of families held."""
+        return int(self.size.sum())
+
+    def families(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows held, in one copy: ``(x, k, parents, score)``."""
+        rows = [slice(0, int(c)) for c in self.size]
+        return tuple(np.concatenate([a[w, r] for w, r in enumerate(rows)])
+                     for a in (self.x, self.k, self.parents, self.score))
+
+    def covers(self, K: int, kind: int, ess: float, thr: np.ndarray, maxbonus: np.ndarray) -> bool:
+        """Whether scanning the store prices exactly: the same K and score, and for every
+        variable no family below its floor can beat its threshold, ``floor + maxbonus <= thr``."""
+        return (self.K == K and self.kind == kind and self.ess == ess
+                and bool(np.all(self.floor + maxbonus <= thr)))
+
+
+#: the store's buffers inside the kernels: ``floor`` (n,), ``empty`` (n,) the score of each
+#: variable without parents (written by every pass), per thread ``x``/``k``/``parents``/
+#: ``score`` rows and ``size`` (families offered, beyond the rows' capacity too)
+_StoreBuffers = namedtuple("_StoreBuffers", "floor empty x k parents score size")
+
+
+def _family_bytes(n: int) -> int:
+    """Bytes of one stored family: variable and parents as uint8 up to 256 variables."""
+    return (1 if n <= 256 else 2) * (1 + MAX_K) + 1 + 8
+
+
+def _store_buffers(n: int, nt: int, capacity: int, floor: np.ndarray | None = None) -> _StoreBuffers:
+    """Buffers for ``capacity`` families per thread (0: none stored); pages are committed only
+    as rows are written."""
+    idx = np.uint8 if n <= 256 else np.uint16
+    return _StoreBuffers(np.full(n, np.inf) if floor is None else floor, np.full(n, np.nan),
+                         np.empty((nt, capacity), idx), np.empty((nt, capacity), np.uint8),
+                         np.empty((nt, capacity, MAX_K), idx), np.empty((nt, capacity)),
+                         np.zeros(nt, np.int64))
 
 
 def prepare(ds, K: int) -> Itemsets:
@@ -201,13 +277,17 @@ def _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k):
 
 @numba.njit(cache=True)
 def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv,
-                     given=False):
+                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
+                     el, tv, given=False):
     """The ``s`` families of the set U = ``uv[:s]``: each x ∈ U with parents U∖{x}.  The joint
     table of U (Möbius inversion of its subsets' counts) gives every family's cells at once,
     and its marginal without x the parent configurations.  A family is recorded when its
-    reduced score beats ``thr[x]``.  ``cnt``, ``el``, ``tv``: scratch (32, 5, 4); with
-    ``given``, ``cnt`` already holds the subsets' counts."""
+    reduced score beats ``thr[x]``.  A family with parents is passed over when its score is at
+    most ``st.floor[x]`` or a family with one parent fewer scores at least as much (module
+    docstring, "Store": a smaller set's bonus is never lower, so it beats this one under every
+    λ); the others go to thread ``tid``'s rows of the store buffers ``st``
+    (:class:`_StoreBuffers`).  A family without parents writes its score to ``st.empty[x]``.  ``cnt``, ``el``, ``tv``: scratch
+    (32, 5, 4); with ``given``, ``cnt`` already holds the subsets' counts."""
     if not given:
         for m in range(1 << s):
             pc = 0
@@ -254,36 +334,118 @@ def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, e
         ll = ej * eu - epa * eu
         bd = fj / fs - fpa / fs
         sc = unit * local_score(kind, ll, bd, q, rx, N)
-        ub = maxbonus[x]                # a bound on the bonus: cheap test first
-        if pairbonus.shape[0] > 0 and s >= 2:
-            for j in range(s):
-                for l in range(j if s == 2 else j + 1, s):
-                    if j != i and l != i and pairbonus[x, uv[j], uv[l]] < ub:
-                        ub = pairbonus[x, uv[j], uv[l]]
-        if sc + ub <= thr[x]:
-            continue
         k = 0
         for j in range(s):
             if j != i:
                 tv[k] = uv[j]
                 k += 1
-        b = 0.0
-        for c in range(cl_ptr[x], cl_ptr[x + 1]):
-            hits = 0
-            for j in range(k):
-                if (cl_bits[c, tv[j] >> 6] >> np.uint64(tv[j] & 63)) & np.uint64(1):
-                    hits += 1
-            if hits < cl_k[c]:
-                b += cl_lam[c]
-        r = sc + b
-        if r > thr[x]:
-            _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, sc, tv, k)
+        if s == 1:
+            st.empty[x] = sc
+        elif sc <= st.floor[x] or _dominated(cnt, s, i, sc, uv, arities, lgt, kind, ess, unit, N):
+            continue
+        else:
+            _store(st, tid, x, sc, tv, k)
+        _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets,
+               buf_size, tid)
+
+
+@numba.njit(cache=True)
+def _dominated(cnt, s, i, sc, uv, arities, lgt, kind, ess, unit, N):
+    """Whether dropping one parent of the family (x = ``uv[i]``, parents ``U∖{x}``) scores at
+    least ``sc``.  The smaller family's cells are marginals of U's joint table ``cnt``; its
+    score is computed as its own set's enumeration computes it (the same fixed-point sums of
+    the same cells, the same arity products), so the comparison is that of the two stored
+    floats."""
+    bdeu = kind == 3
+    fs = f_scale(lgt)
+    eu = e_unit(lgt)
+    rx = arities[uv[i]]
+    bi = 1 << i
+    for j in range(s):
+        if j == i:
+            continue
+        bj = 1 << j
+        qall = 1.0
+        for t in range(s):
+            if t != j:
+                qall *= arities[uv[t]]
+        aqr = ess / qall
+        lar = math.lgamma(aqr) if bdeu else 0.0
+        q = qall / rx
+        aq = ess / q
+        la = math.lgamma(aq) if bdeu else 0.0
+        ej = np.int64(0)
+        fj = np.int64(0)
+        epa = np.int64(0)
+        fpa = np.int64(0)
+        for m in range(1 << s):
+            if m & bj:
+                continue
+            v = cnt[m] + cnt[m | bj]
+            if v > 0:
+                ej += lgt[v]
+                if bdeu:
+                    fj += fixed(math.lgamma(aqr + v) - lar, fs)
+            if m & bi:
+                continue
+            v = v + cnt[m | bi] + cnt[m | bi | bj]
+            if v > 0:
+                epa += lgt[v]
+                if bdeu:
+                    fpa += fixed(math.lgamma(aq + v) - la, fs)
+        ll = ej * eu - epa * eu
+        bd = fj / fs - fpa / fs
+        if unit * local_score(kind, ll, bd, q, rx, N) >= sc:
+            return True
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
+           tid):
+    """Record the family (x, ``tv[:k]``) of score ``sc`` when its reduced score (eq. 14)
+    beats ``thr[x]``.  The bounds on the bonus are tried first: ``maxbonus[x]``, and the pair
+    bounds of :func:`_bonus_bounds` over the parents' pairs (a single parent's pair is itself)."""
+    ub = maxbonus[x]
+    if pairbonus.shape[0] > 0 and k >= 1:
+        for j in range(k):
+            for l in range(j if k == 1 else j + 1, k):
+                if pairbonus[x, tv[j], tv[l]] < ub:
+                    ub = pairbonus[x, tv[j], tv[l]]
+    if sc + ub <= thr[x]:
+        return
+    b = 0.0
+    for c in range(cl_ptr[x], cl_ptr[x + 1]):
+        hits = 0
+        for j in range(k):
+            if (cl_bits[c, tv[j] >> 6] >> np.uint64(tv[j] & 63)) & np.uint64(1):
+                hits += 1
+        if hits < cl_k[c]:
+            b += cl_lam[c]
+    r = sc + b
+    if r > thr[x]:
+        _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, sc, tv, k)
+
+
+@numba.njit(cache=True, inline="always")
+def _store(st, tid, x, sc, tv, k):
+    """Append the family (x, ``tv[:k]``) of score ``sc`` to thread ``tid``'s store rows; past
+    their capacity only count it (the store is then incomplete and :func:`run` drops it)."""
+    i = st.size[tid]
+    st.size[tid] = i + 1
+    if i >= st.x.shape[1]:
+        return
+    st.x[tid, i] = x
+    st.k[tid, i] = k
+    st.score[tid, i] = sc
+    for j in range(k):
+        st.parents[tid, i, j] = tv[j]
 
 
 @numba.njit(cache=True, parallel=True)
 def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, t4, N, arities, lgt, kind,
                 ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
-                counted, pa, pb):
+                counted, st, pa, pb):
     """Every family of 1..K parents whose set U = {x} ∪ parents has first two elements
     ``pa[u] < pb[u]`` for the units ``u`` given (threads write their own buffer rows:
     ``numba.get_thread_id()``).  K = 4: the 5-counts N({a, b, c, d, e}) of a triple (a, b, c)
@@ -304,7 +466,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         uv[0] = a
         uv[1] = b
         _families_of_set(2, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt, el, tv)
         if K < 2:
             continue
         rab = np.empty(max(1, vptr[a + 1] - vptr[a]), dtype=np.int32)
@@ -315,8 +477,8 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         for c in range(b + 1, n):
             uv[2] = c
             _families_of_set(3, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                             pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, cnt, el,
-                             tv)
+                             pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
+                             el, tv)
             if K < 3:
                 continue
             if K >= 4:
@@ -338,7 +500,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
                 uv[3] = d
                 _families_of_set(4, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
                                  maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
-                                 counted, cnt, el, tv)
+                                 counted, st, cnt, el, tv)
                 if K < 4:
                     continue
                 # the 16 subsets of {a, b, c, d}: their counts, and the table row of each
@@ -374,12 +536,12 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
                             cnt[16 | m] = n45[d, e]
                     _families_of_set(5, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
                                      maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
-                                     counted, cnt, el, tv, True)
+                                     counted, st, cnt, el, tv, True)
 
 
 @numba.njit(cache=True)
 def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits,
-                cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted):
+                cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted, st):
     """The families without parents (the sets U = {x}), thread 0's buffers."""
     n = c1.shape[0]
     uv = np.empty(5, dtype=np.int64)
@@ -390,7 +552,7 @@ def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, ma
     for a in range(n):
         uv[0] = a
         _families_of_set(1, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, st, cnt, el, tv)
 
 
 def _cluster_arrays(duals, n: int):
@@ -440,14 +602,42 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
     return maxbonus, pairbonus
 
 
+@numba.njit(cache=True, parallel=True)
+def price_stored(sx, sk, sp, ssc, ssize, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s,
+                 buf_sets, buf_size, counted):
+    """Offer every stored family (:class:`FamilyStore`: thread w's rows ``[:ssize[w]]``) as the
+    enumeration would (:func:`_offer`: the same reduced scores, to the last bit)."""
+    chunk = 1 << 16
+    starts = np.zeros(ssize.shape[0] + 1, dtype=np.int64)
+    for w in range(ssize.shape[0]):
+        starts[w + 1] = starts[w] + (ssize[w] + chunk - 1) // chunk
+    for task in numba.prange(starts[-1]):
+        tid = numba.get_thread_id()
+        w = 0
+        while starts[w + 1] <= task:
+            w += 1
+        lo = (task - starts[w]) * chunk
+        tv = np.empty(MAX_K, dtype=np.int64)
+        for i in range(lo, min(ssize[w], lo + chunk)):
+            k = np.int64(sk[w, i])
+            for j in range(k):
+                tv[j] = sp[w, i, j]
+            counted[tid] += 1
+            _offer(np.int64(sx[w, i]), ssc[w, i], tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k,
+                   buf_r, buf_s, buf_sets, buf_size, tid)
+
+
 def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, per_variable: int, deadline: float,
-        say=None) -> tuple[bool, np.ndarray, list, int]:
-    """Enumerate every family of at most ``K`` parents (``K <= its.K``) under the score
-    ``kind`` (:mod:`lpbn.scoring.scores`): ``(finished, top,
-    found, counted)`` with ``top[x]`` the best reduced score above ``thr[x]`` (-inf: none),
-    ``found`` the ``per_variable`` best sets of each variable above its threshold as
-    ``(x, parents, score)`` and ``counted`` the families scored.  Batches of units (pairs of
-    first parents, in a fixed shuffled order) run until ``deadline`` (perf_counter seconds)."""
+        say=None) -> tuple[bool, np.ndarray, list, int, bool]:
+    """Every family of at most ``K`` parents (``K <= its.K``) under the score ``kind``
+    (:mod:`lpbn.scoring.scores`): ``(finished, top, found, counted, scanned)`` with ``top[x]``
+    the best reduced score above ``thr[x]`` (-inf: none), ``found`` the ``per_variable`` best
+    sets of each variable above its threshold as ``(x, parents, score)``, ``counted`` the
+    families scored (or offered from the store) and ``scanned`` whether the store was scanned.
+    When ``its.store`` covers these thresholds (:meth:`FamilyStore.covers`) it is scanned;
+    otherwise every family is enumerated, in batches of units (pairs of first parents, in a
+    fixed shuffled order) until ``deadline`` (perf_counter seconds), and a finished
+    enumeration leaves its store in ``its.store`` (module docstring, "Store")."""
     import time
     n = its.n
     unit = 1.0 / LN2 if kind == MDL else 1.0       # stored units (MDL: bits)
@@ -459,11 +649,18 @@ def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, pe
     buf_sets = np.zeros((nt, n, per_variable, MAX_K), dtype=np.int64)
     buf_size = np.zeros((nt, n, per_variable), dtype=np.int64)
     counted = np.zeros(nt, dtype=np.int64)
-    common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus, pairbonus, cl_ptr,
-              cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
-    price_small(its.c1, its.c2, its.t3, its.t4, *common)
+    bonus = (thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
+    common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), *bonus)
+    small = _store_buffers(n, nt, 0)
+    price_small(its.c1, its.c2, its.t3, its.t4, *common, small)
     finished = True
-    if K >= 1:
+    store = its.store
+    scanned = K >= 1 and store is not None and store.covers(K, kind, float(ess), thr, maxbonus)
+    if scanned:
+        price_stored(store.x, store.k, store.parents, store.score, store.size, *bonus)
+    elif K >= 1:
+        floor = small.empty - 1e-9 * (1.0 + np.abs(small.empty))
+        st = _store_buffers(n, nt, STORE_MAX_BYTES // _family_bytes(n) // nt, floor)
         units = np.random.default_rng(0).permutation(len(its.pa)).astype(np.int64)
         batches = np.array_split(units, min(len(units), 100))
         t0 = time.perf_counter()
@@ -472,18 +669,27 @@ def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, pe
                 finished = False
                 break
             price_units(batch, K, its.ind, its.vptr, its.vrows, its.rptr, its.rvars, its.binom, its.c1, its.c2,
-                        its.t3, its.t4, its.N, its.arities, lgt, kind, float(ess), float(unit), thr, maxbonus,
-                        pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted, its.pa, its.pb)
+                        its.t3, its.t4, its.N, its.arities, lgt, kind, float(ess), float(unit), *bonus, st, its.pa,
+                        its.pb)
             if say and (i + 1) % 10 == 0:
                 say(f"pricing: {i + 1}% of the parent sets of at most {K} parents enumerated "
                     f"[{time.perf_counter() - t0:.1f} s]")
+        if finished:
+            its.store = _kept(st, K, kind, float(ess))
     top = np.full(n, -np.inf)
     found = []
     for x in range(n):
         cand = [(buf_r[t, x, j], buf_s[t, x, j], tuple(int(v) for v in buf_sets[t, x, j, :buf_size[t, x, j]]))
                 for t in range(nt) for j in range(per_variable) if buf_r[t, x, j] > -np.inf]
-        cand.sort(key=lambda c: -c[0])
+        cand.sort(key=lambda c: (-c[0], c[2]))
         if cand:
             top[x] = cand[0][0]
         found.extend((x, tuple(sorted(ps)), s) for _, s, ps in cand[:per_variable])
-    return finished, top, found, int(counted.sum())
+    return finished, top, found, int(counted.sum()), scanned
+
+
+def _kept(st: _StoreBuffers, K: int, kind: int, ess: float) -> FamilyStore | None:
+    """The store of a finished enumeration (None when a thread's rows overflowed)."""
+    if np.any(st.size > st.x.shape[1]):
+        return None
+    return FamilyStore(K, kind, ess, st.floor.copy(), st.x, st.k, st.parents, st.score, st.size.copy())

@@ -262,6 +262,65 @@ def test_binary_enumeration_equals_brute_force_and_branch_and_bound(seed, n, K, 
         assert fast.families[key] == slow.families[key]       # the same fixed-point sums
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=3, n=7, K=4, score="bic")
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), K=st.integers(1, 4),
+       score=st.sampled_from(["bic", "bdeu", "mdl"]))
+def test_store_scan_equals_enumeration(seed, n, K, score):
+    """A pass that scans the family store of an earlier pass (other duals, same tables)
+    proves what a fresh enumeration proves: the same maxima, bound and sets, to the bit."""
+    from lpbn import pricing as P
+    rng = np.random.default_rng(seed)
+    ds = read_data(_binary(seed, n, int(rng.integers(20, 300))))
+    cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+    its = P.PI.prepare(ds, K)
+    first = price(ds, cache, _random_duals(rng, n, 4), K, per_variable=3, itemsets=its)
+    assert first.finished and not first.stats["stored"] and its.store is not None
+    x, k, parents, stored = its.store.families()
+    held = {(int(x[i]), tuple(sorted(int(v) for v in parents[i, :k[i]]))): stored[i] for i in range(len(x))}
+    assert len(held) == its.store.m == len(x)
+    cl = Climber(ds, kind_of(score), 1.0, None, 1)
+
+    def s(i, ps):
+        return to_units(cl.kind, HK.family_score(cl.cols, cl.ar, i, np.array(ps, dtype=np.int64), cl.kind, cl.ess,
+                                                 cl.lgt, cl.limit, cl.cnt, cl.pac, cl.mapbuf, *cl.scr[:2]))
+    for i in range(n):                # held: exactly the families neither ∅ nor a smaller one beats
+        others = [v for v in range(n) if v != i]
+        for size in range(1, K + 1):
+            for ps in itertools.combinations(others, size):
+                own = s(i, ps)
+                beaten = own <= its.store.floor[i] or any(s(i, tuple(q for q in ps if q != p)) >= own for p in ps)
+                assert ((i, ps) in held) != beaten
+                if not beaten:
+                    assert held[(i, ps)] == pytest.approx(own, rel=1e-12)
+    duals = _random_duals(rng, n, 6)
+    scan = price(ds, cache, duals, K, per_variable=3, itemsets=its)
+    fresh = price(ds, cache, duals, K, per_variable=3)
+    assert scan.stats["stored"] and not fresh.stats["stored"]
+    assert scan.bound == fresh.bound and np.array_equal(scan.best, fresh.best)
+    assert scan.families == fresh.families
+    want = _brute(ds, score, duals, K)
+    for x in range(n):
+        assert scan.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
+
+
+def test_store_that_does_not_cover_the_thresholds_is_not_scanned():
+    """Thresholds below ``floor + maxbonus`` (a cache without the empty sets could give them)
+    make the pass enumerate again."""
+    from lpbn import pricing_itemsets as PI
+    ds = read_data(_binary(5, 6, 200))
+    its = PI.prepare(ds, 3)
+    duals = _random_duals(np.random.default_rng(5), 6, 3)
+    kind = kind_of("bic")
+    high = np.full(6, 1e9)
+    assert PI.run(its, 3, kind, 1.0, high, duals, 2, math.inf)[4] is False and its.store is not None
+    assert PI.run(its, 3, kind, 1.0, its.store.floor + 1e6, duals, 2, math.inf)[4] is True
+    low = np.full(6, -1e9)
+    finished, top, found, counted, scanned = PI.run(its, 3, kind, 1.0, low, duals, 2, math.inf)
+    assert finished and not scanned and counted == sum(6 * math.comb(5, k) for k in range(4))
+    assert all(len(ps) <= 3 for _, ps, _ in found)
+
+
 def test_binary_enumeration_that_does_not_finish_claims_nothing():
     ds = read_data(_binary(4, 7, 200))
     cache = score_data(ds, score="bic", max_parents=1, explore="exhaustive")

@@ -60,6 +60,7 @@ NOT_TUNING = {
     "lpbn.pricing_itemsets.MAX_K": "structural: the enumeration forms co-occurrence counts of at most 5 variables",
     "lpbn.pricing_itemsets.PAIR_BONUS_MAX_N": "capacity limit: n³ floats of pair bounds",
     "lpbn.pricing_itemsets.MAX_TABLE_BYTES": "capacity limit: memory of the count tables",
+    "lpbn.pricing_itemsets.STORE_MAX_BYTES": "capacity limit: memory of the family store",
     "lpbn.bfbnb.kernels.NEED_REFILL": "kernel status code",
     "lpbn.bfbnb.kernels.DONE": "kernel status code",
     "lpbn.bfbnb.kernels.OUTPUT_FULL": "kernel status code",
