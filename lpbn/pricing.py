@@ -21,8 +21,8 @@ the reduced score r_i over all |S| <= K**, computed on the data: :func:`price`.
 **Binary data with K <= 4** are priced by enumerating every family over co-occurrence counts
 (:mod:`lpbn.pricing_itemsets`): the branch and bound below cuts almost nothing at K = 4, and
 the enumeration shares the counting between families.  Its first finished pass keeps every
-family that beats the empty set (the only ones any λ can let price out); later passes of
-:func:`column_generation` scan that store instead of enumerating again.
+family that no family with fewer parents beats (the only ones any λ can let price out); later
+passes of :func:`column_generation` scan that store instead of enumerating again.
 
 **The pricing search** (:mod:`lpbn.pricing_kernels`) is a depth-first branch and bound over
 the set-enumeration tree of the candidate parents, sorted by their single-parent reduced
