@@ -660,7 +660,11 @@ def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, pe
         price_stored(store.x, store.k, store.parents, store.score, store.size, *bonus)
     elif K >= 1:
         floor = small.empty - 1e-9 * (1.0 + np.abs(small.empty))
-        st = _store_buffers(n, nt, STORE_MAX_BYTES // _family_bytes(n) // nt, floor)
+        families = sum(n * math.comb(n - 1, k) for k in range(1, K + 1))
+        try:        # rows for every family at most, within STORE_MAX_BYTES; none under a tight memory limit
+            st = _store_buffers(n, nt, min(STORE_MAX_BYTES // _family_bytes(n) // nt, families), floor)
+        except MemoryError:
+            st = _store_buffers(n, nt, 0, floor)
         units = np.random.default_rng(0).permutation(len(its.pa)).astype(np.int64)
         batches = np.array_split(units, min(len(units), 100))
         t0 = time.perf_counter()
