@@ -12,12 +12,15 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lpbn import bitsets as bs
-from lpbn.pricing import TOLERANCE, Duals, column_generation, price
+from lpbn.cache import ScoreCache
+from lpbn.lp.model import EtaLP
+from lpbn.pricing import TOLERANCE, ClusterLP, Duals, cache_maxima, column_generation, enlarged, price
 from lpbn.scoring import read_data, score_data
 from lpbn.scoring import hillclimb_kernels as HK
 from lpbn.scoring.hillclimb import Climber, to_units
 from lpbn.scoring.scores import kind_of
 from lpbn.solve import solve
+from lpbn.synthetic import random_cache
 
 
 def _data(seed: int, n: int, N: int) -> np.ndarray:
@@ -339,3 +342,48 @@ def test_binary_enumeration_only_where_its_tables_fit():
     assert PI.applicable(big, 2)
     assert PI.applicable(SimpleNamespace(n=126, arities=np.full(126, 2)), 4)
     assert not PI.applicable(SimpleNamespace(n=5, arities=np.array([2, 3, 2, 2, 2])), 2)
+
+
+def _split(cache, rng):
+    """``cache`` without a random third of its non-empty sets (the part column generation has
+    not found yet), and those sets as ``(i, parents) -> score``."""
+    out = {}
+    keep = []
+    for j in range(cache.m):
+        ps = cache.parents(j)
+        if ps and rng.random() < 1 / 3:
+            out[(int(cache.family[j]), ps)] = float(cache.scores[j])
+        else:
+            keep.append((int(cache.family[j]), float(cache.scores[j]), ps))
+    fams = [[(s, ps) for i, s, ps in keep if i == v] for v in range(cache.n)]
+    return ScoreCache.from_families(cache.names, fams), out
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 7))
+def test_cluster_lp_grows_with_the_cache_as_a_fresh_one_would(seed, n):
+    """ClusterLP goes on over an enlarged cache to the value a model built over that cache with
+    the same rows has; its λ give eq. 8's bound over the cache at that value (the columns have
+    no upper bound, so the cluster duals carry it all), and that bound holds for the optimum
+    (DP)."""
+    rng = np.random.default_rng(seed)
+    full = random_cache(n, seed=seed, max_parents=min(3, n - 1), density=0.6)
+    part, rest = _split(full, rng)
+    lp = ClusterLP(part)
+    lp.run(None)
+    big = enlarged(part, rest)
+    assert big.m == full.m
+    res = lp.grow(big).run(None)
+    assert res.complete
+    opt = solve(big, "dp").score
+    assert res.value >= opt - 1e-9 * (1 + abs(opt))
+    fresh = EtaLP(big, column_upper=math.inf)
+    bits, ks = res.duals.bits, res.duals.k
+    fresh.add_clusters(bits[ks == 1])
+    fresh.add_kclusters(bits[ks > 1], ks[ks > 1])
+    sol = fresh.solve_lp()
+    assert sol.value == pytest.approx(res.value, rel=1e-9, abs=1e-7)
+    eq8 = math.fsum(cache_maxima(big, res.duals).tolist()) - res.duals.constant()
+    assert eq8 == pytest.approx(res.value, rel=1e-7, abs=1e-6)
+    assert eq8 >= opt - 1e-9 * (1 + abs(opt))
+

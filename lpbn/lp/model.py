@@ -675,6 +675,21 @@ class EtaLP:
         lo = np.bincount(var, weights=np.minimum(yc, 0.0)[row], minlength=self.n)
         return bits, ks, yc, var_ptr, row, lo
 
+    def cluster_multipliers(self, row_dual: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """eq. 8's multipliers read from the row duals of a solve: ``(bits, k, λ)`` of the
+        cluster and k-cluster rows with a positive λ = −y (a maximisation's ``>=`` row has a
+        dual <= 0; a wrong-signed one gives λ = 0).  ``row_dual`` may be from a solve before
+        more rows were appended: the rows past its length are left out.  Any λ >= 0 gives a
+        valid eq. 8 bound (:mod:`lpbn.pricing`); it is the LP's value when the model was built
+        with ``column_upper=inf`` and has no other rows with a nonzero dual."""
+        y = np.asarray(row_dual, dtype=np.float64)
+        bits, ks, at = self._cluster_rows(self._row_families())
+        mine = at < len(y)
+        bits, ks, at = bits[mine], ks[mine], at[mine]
+        lam = np.maximum(0.0, -y[at])
+        on = np.flatnonzero(lam > 0.0)
+        return np.ascontiguousarray(bits[on]), ks[on].astype(np.int64), lam[on]
+
     def _keep_rows(self, bits: np.ndarray, ks: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> None:
         """Keep the rows just built for HiGHS for :meth:`_row_candidates` (a model over every
         column, whose rows are over every candidate, while the LP helpers run in numpy)."""
