@@ -46,9 +46,9 @@ once ``per_variable`` sets are held.  When the search ends, every set not record
 maximum over every |S| <= K (and over the cache), and the bound above with it holds for
 every DAG with at most K parents per variable, whatever λ was.
 
-**Column generation** (:func:`column_generation`): the LP over the cache is solved in the
-dual (:func:`lpbn.dual.solver.root_relaxation`, from the previous pass's λ and clusters: any
-λ is a valid start, and the old one is close), the sets that price out (reduced score above
+**Column generation** (:func:`column_generation`): the LP over the cache is solved by
+HiGHS's cut loop with cluster and k-cluster rows (:class:`ClusterLP`, from the rows of the
+previous pass's λ) and its duals are read as λ; the sets that price out (reduced score above
 the cache's maximum) join the cache, and the LP is solved again, until no set prices out —
 then the LP over the cache equals the LP over every K-parent set.  Every pricing pass that
 finishes proves its own bound (above), so the best of them is kept even when the passes do
