@@ -72,7 +72,8 @@ from .scoring.counting import buffer_limit, family_stats, lg_table, suffix_codes
 from .scoring.scores import LN2, MDL, kind_of, local_score
 from .tuning import PRICING_K_MAX as K_MAX, PRICING_LP_SHARE as LP_SHARE, PRICING_PER_VARIABLE as PER_VARIABLE
 
-__all__ = ["Duals", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima", "column_generation", "price"]
+__all__ = ["ClusterLP", "Duals", "LPPass", "PricingResult", "PricedBound", "TOLERANCE", "cache_maxima", "column_generation",
+           "price"]
 
 #: relative slack of the pricing threshold: a set enters only when its reduced score beats the
 #: cache's maximum by more than this, and the proven per-variable maximum includes it.  It
