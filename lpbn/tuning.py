@@ -455,9 +455,6 @@ PRICING_LP_SHARE = 1.0 / 3.0
 #: sets each variable may price in per pass (the best by reduced score)
 #: evidence: scale --price 4 suite (5 data sets; with the warm start, gaps 1.20/1.13/0.82/5.13/19.12% against 1.77/1.50/1.31/5.82/18.51% for 1 set and a cold LP), 1 run, e57ef35 — needs 3 repeats and a sweep of the value alone
 PRICING_PER_VARIABLE = 50
-#: largest k of the k-cluster rows the LP of column generation separates (1: clusters only)
-#: evidence: none (the k_max default of methods dual and highs), a58a4da
-PRICING_K_MAX = 3
 
 # ---------------------------------------------------------------- scoring (lpbn.scoring, lpbn.network)
 
