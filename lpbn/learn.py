@@ -212,7 +212,7 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
     from .scope import CACHE, bound_scope
     if bound_scope(cache.meta) != CACHE:     # the cache already covers every DAG within its limit
         return res, {"skipped": f"the bound's scope is already {bound_scope(cache.meta)}"}, None
-    cg = column_generation(ds, cache, K, seconds, say=say)
+    cg = column_generation(ds, cache, K, seconds, incumbent=res.score, say=say)
     rec = {"K": K, "finished": cg.bound is not None, "converged": cg.converged, "bound": cg.bound,
            "cache_upper_bound": res.upper_bound, "passes": cg.passes, "sets_added": cg.cache.m - cache.m,
            "message": cg.message}

@@ -18,6 +18,18 @@ Lagrangian with the row written ``<=``; lpbn's dual keeps the sign of eq. 8, whi
 here.)  So a bound over every K-parent DAG needs, for each variable, the **exact maximum of
 the reduced score r_i over all |S| <= K**, computed on the data: :func:`price`.
 
+**Cuts.**  A valid row ``Σ a(i, S) η_i(S) <= b`` with multiplier μ >= 0 adds ``-μ a(i, S)``
+to r_i and ``μ b`` to the constant, by the same argument.  The {0, 1/2}-cuts that column
+generation's LP separates are rank one (convexity and cluster rows, halved and rounded,
+:class:`lpbn.lp.zero_half.Derivation`), so their coefficient is defined for every parent
+set, in the cache or not: ``a(i, S) = ⌊(|{i} ∩ conv| − #{C : i ∈ C, S ∩ C = ∅}) / 2⌋``.  It
+never falls as S grows, so the bonus (clusters and cuts together) still only shrinks as a set
+grows, which every pruning rule below needs.  The enumeration's kernels price a(i, S)
+exactly; the branch and bound charges each cut its least coefficient a(i, ∅) (valid,
+weaker), and column generation separates cuts only where the enumeration prices.  On
+accidents' search cache the cuts take the root LP from 1.24% to 0.77% above the network in
+150 s (one run each, scripts not committed; results/scale/README.md).
+
 **Binary data with K <= 4** are priced by enumerating every family over co-occurrence counts
 (:mod:`lpbn.pricing_itemsets`): the branch and bound below cuts almost nothing at K = 4, and
 the enumeration shares the counting between families.  Its first finished pass keeps every
@@ -85,19 +97,23 @@ TOLERANCE = 1e-11
 @dataclass
 class Duals:
     """Cluster duals: ``bits`` (K, W) uint64 cluster rows over the variables, ``k`` (the row's
-    k, 1 for eq. 6) and ``lam`` >= 0, aligned."""
+    k, 1 for eq. 6) and ``lam`` >= 0, aligned; and rank-one {0, 1/2}-cuts ``cuts``
+    (:class:`lpbn.lp.zero_half.Derivation`) with their multipliers ``mu`` >= 0 (module
+    docstring, "Cuts")."""
 
     bits: np.ndarray
     k: np.ndarray
     lam: np.ndarray
+    cuts: list = field(default_factory=list)
+    mu: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @classmethod
     def none(cls, n: int) -> "Duals":
         return cls(np.zeros((0, (n + 63) // 64), np.uint64), np.zeros(0, np.int64), np.zeros(0))
 
     def constant(self) -> float:
-        """``Σ_C k_C λ_C``, subtracted in eq. 8."""
-        return math.fsum((self.k * self.lam).tolist())
+        """``Σ_C k_C λ_C − Σ_z μ_z b_z``, subtracted in eq. 8 (with cuts)."""
+        return math.fsum((self.k * self.lam).tolist() + [-m * d.rhs for d, m in zip(self.cuts, self.mu.tolist())])
 
 
 @dataclass
@@ -144,7 +160,8 @@ class _Counter:
 
 
 def cache_maxima(cache: ScoreCache, duals: Duals) -> np.ndarray:
-    """Per variable, the cache's maximum of the reduced score ``r_i`` (eq. 14) under ``duals``."""
+    """Per variable, the cache's maximum of the reduced score ``r_i`` (eq. 14, with the cuts'
+    terms) under ``duals``."""
     from .dual.state import DualState
     state = DualState(cache)
     for row, k in zip(duals.bits, duals.k):
@@ -152,7 +169,14 @@ def cache_maxima(cache: ScoreCache, duals: Duals) -> np.ndarray:
             from .errors import InputError
             raise InputError("pricing: the duals hold a repeated or too small cluster row")
     state.set_lambda(np.asarray(duals.lam, dtype=np.float64))
-    return state.M.copy()
+    if not len(duals.cuts):
+        return state.M.copy()
+    from .lp.zero_half import derived_row
+    r = state.scores + state.adj              # eq. 14's clusters part, per candidate
+    for d, mu in zip(duals.cuts, duals.mu.tolist()):
+        cols, coef, _ = derived_row(cache, d)
+        r[cols] -= mu * coef
+    return np.maximum.reduceat(r, cache.offsets[:-1])
 
 
 def _clusters_of(duals: Duals, x: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -160,10 +184,16 @@ def _clusters_of(duals: Duals, x: int, n: int) -> tuple[np.ndarray, np.ndarray, 
     from . import bitsets as bs
     rows = [c for c in range(len(duals.lam))
             if duals.lam[c] > 0.0 and (int(duals.bits[c, x >> 6]) >> (x & 63)) & 1]
-    inC = np.zeros((len(rows), n), dtype=np.bool_)
+    inC = np.zeros((len(rows) + 1, n), dtype=np.bool_)
     for t, c in enumerate(rows):
         inC[t, bs.from_bitset(duals.bits[c])] = True
-    return inC, np.asarray(duals.lam, dtype=np.float64)[rows], np.asarray(duals.k, dtype=np.int64)[rows]
+    # the cuts' terms -μ a(x, S) are at most -μ a(x, ∅) (a never falls as S grows): this branch
+    # and bound prices them as that constant, a row no set hits (valid, weaker than exact)
+    ptr, conv, mu, cptr, _ = PI.cut_entries(duals, n)
+    e = np.arange(ptr[x], ptr[x + 1])
+    extra = -math.fsum((mu[e] * ((conv[e] - np.diff(cptr)[e]) // 2)).tolist())
+    lam = np.append(np.asarray(duals.lam, dtype=np.float64)[rows], extra)
+    return inC, lam, np.append(np.asarray(duals.k, dtype=np.int64)[rows], 1)
 
 
 def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, duals: Duals,
@@ -350,24 +380,31 @@ class ClusterLP:
     {0, 1/2}- and local cuts) are not added: every λ >= 0 is valid, theirs would be lost.  The
     k-clusters go up to ``method="highs"``'s ``k_max``, whose root runs the same cut loop."""
 
-    def __init__(self, cache: ScoreCache, rows: Duals | None = None):
+    def __init__(self, cache: ScoreCache, rows: Duals | None = None, *, cuts: bool = False):
         from .lp.model import EtaLP
+        from .lp.zero_half import derived_row
         self.model = EtaLP(cache, column_upper=math.inf, price=True, columns=EtaLP.start_columns(cache))
-        self.rows = rows
+        self.rows, self.cuts = rows, cuts
         if rows is not None and len(rows.k):
             one = rows.k == 1
             self.model.add_clusters(rows.bits[one])
             self.model.add_kclusters(rows.bits[~one], rows.k[~one])
+        if rows is not None and len(rows.cuts):
+            self.model.add_cuts([derived_row(cache, d) for d in rows.cuts], derivations=list(rows.cuts))
 
     def grow(self, cache: ScoreCache) -> "ClusterLP":
-        """The LP over ``cache`` (the model's cache with more sets) from the rows of the last λ."""
-        return ClusterLP(cache, self.rows)
+        """The LP over ``cache`` (the model's cache with more sets) from the rows of the last λ
+        (the cuts extended to the new sets, :func:`lpbn.lp.zero_half.derived_row`)."""
+        return ClusterLP(cache, self.rows, cuts=self.cuts)
 
     def run(self, time_limit: float | None, best: Callable[[], float] | None = None) -> LPPass:
-        """Cut rounds for at most ``time_limit`` seconds; λ and the DAG of the last optimal LP."""
+        """Cut rounds for at most ``time_limit`` seconds; λ (and μ) and the DAG of the last
+        optimal LP.  ``best``: the incumbent's score, for the loop's tail rules (k-clusters and
+        cuts beside tailing cluster rounds)."""
         from .highs.ilp import decode_choice
         from .highs.options import HighsOptions
         from .lp.cut_loop import cut_loop
+        from .tuning import ZERO_HALF_SLACK_MIN_N
         t0 = time.perf_counter()
         model, cache = self.model, self.model.cache
         last: dict[str, Any] = {}
@@ -375,45 +412,50 @@ class ClusterLP:
         def keep(value: float, eta: np.ndarray) -> None:      # right after each optimal LP solve
             last.update(value=value, eta=eta, dual=np.array(model.h.getSolution().row_dual, dtype=np.float64))
 
+        # {0, 1/2}-cuts as method "highs" separates them by default, rank one so that they price
+        zero_half = ("slack" if cache.n > ZERO_HALF_SLACK_MIN_N else True) if self.cuts else False
         # a sub-IP call may take a quarter of the pass (as measured in results/scale, stop 63; not
         # swept): one that times out ends the rounds, and the pass still gets its λ
         loop = cut_loop(model, mode="clusters", exact=True, time_limit=time_limit, on_bound=keep,
-                        k_max=HighsOptions().k_max,
+                        k_max=HighsOptions().k_max, zero_half=zero_half, priceable=True,
                         subip_time=None if time_limit is None else max(1.0, time_limit / 4), best=best)
         seconds = time.perf_counter() - t0
         if not last:
             return LPPass(math.inf, Duals.none(cache.n), False, None, -math.inf, seconds)
         dag = decode_choice(cache, last["eta"])
-        duals = Duals(*model.cluster_multipliers(last["dual"]))
-        self.rows = duals if len(duals.k) else self.rows
+        duals = Duals(*model.cluster_multipliers(last["dual"]), *model.cut_multipliers(last["dual"]))
+        self.rows = duals if len(duals.k) or len(duals.cuts) else self.rows
         score = -math.inf if dag is None else math.fsum(cache.scores[dag].tolist())
         complete = loop.complete and loop.status == "optimal" and len(last["dual"]) == model.num_rows
         return LPPass(last["value"], duals, complete, dag, score, seconds)
 
 
 def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None = None, *,
-                      per_variable: int = PER_VARIABLE,
+                      per_variable: int = PER_VARIABLE, incumbent: float = -math.inf,
                       say: Callable[[str], None] | None = None) -> PricedBound:
     """Solve the cluster LP over ``cache`` (:class:`ClusterLP`), price against the data at its
     duals, add the sets that price out, and repeat (module docstring).  Each pass's LP starts
     from the rows of the previous pass's λ.  A pass that prices nothing out ends the loop when its LP
     was solved to completion (no violated row left); otherwise the LP goes on, since every λ
     needs its own pricing to bound every K-parent DAG and a better λ is a better bound.  The
-    loop also ends when ``time_limit`` does, or when the LP's value stopped falling."""
+    loop also ends when ``time_limit`` does, or when the LP's value stopped falling.
+    ``incumbent``: the score of a DAG known (e.g. ``lpbn learn``'s), for the LP's tail rules.
+    The LP separates rank-one {0, 1/2}-cuts too when the data are priced by enumeration
+    (:mod:`lpbn.pricing_itemsets`, whose kernels price their terms exactly)."""
     from .scope import CACHE
     from .scoring import read_data
     ds = read_data(data)
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     out = PricedBound(None, CACHE, False, cache, "pricing did not finish")
-    lp_model = ClusterLP(cache)
+    lp_model = ClusterLP(cache, cuts=PI.applicable(ds, K))
     last = math.inf          # the previous pass's LP value
     itemsets = None          # co-occurrence tables (and family store), built by the first pass that uses them
     while True:
         left = None if time_limit is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
             break
-        lp = lp_model.run(None if left is None else left * LP_SHARE, best=lambda: out.dag_score)
+        lp = lp_model.run(None if left is None else left * LP_SHARE, best=lambda: max(out.dag_score, incumbent))
         if lp.dag is not None and lp.dag_score > out.dag_score:
             out.dag_score = lp.dag_score
             out.dag_parents = [out.cache.parents(int(j)) for j in lp.dag]

@@ -277,7 +277,7 @@ def _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, s, tv, k):
 
 @numba.njit(cache=True)
 def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
+                     pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
                      el, tv, given=False):
     """The ``s`` families of the set U = ``uv[:s]``: each x ∈ U with parents U∖{x}.  The joint
     table of U (Möbius inversion of its subsets' counts) gives every family's cells at once,
@@ -345,7 +345,7 @@ def _families_of_set(s, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, e
             continue
         else:
             _store(st, tid, x, sc, tv, k)
-        _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets,
+        _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets,
                buf_size, tid)
 
 
@@ -401,7 +401,13 @@ def _dominated(cnt, s, i, sc, uv, arities, lgt, kind, ess, unit, N):
 
 
 @numba.njit(cache=True, inline="always")
-def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
+def _half_down(a):
+    """⌊a / 2⌋ of an integer, negative ones too (the rounding of a {0, 1/2}-cut)."""
+    return (a - (a & 1)) // 2
+
+
+@numba.njit(cache=True, inline="always")
+def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size,
            tid):
     """Record the family (x, ``tv[:k]``) of score ``sc`` when its reduced score (eq. 14)
     beats ``thr[x]``.  The bounds on the bonus are tried first: ``maxbonus[x]``, and the pair
@@ -422,6 +428,18 @@ def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k
                 hits += 1
         if hits < cl_k[c]:
             b += cl_lam[c]
+    ct_ptr, ct_conv, ct_mu, ct_cptr, ct_bits = ct
+    for e in range(ct_ptr[x], ct_ptr[x + 1]):       # the {0, 1/2}-cuts' a(x, S), eq. (14) with cuts
+        a = ct_conv[e]
+        for t in range(ct_cptr[e], ct_cptr[e + 1]):
+            hit = False
+            for j in range(k):
+                if (ct_bits[t, tv[j] >> 6] >> np.uint64(tv[j] & 63)) & np.uint64(1):
+                    hit = True
+                    break
+            if not hit:
+                a -= 1
+        b -= ct_mu[e] * _half_down(a)
     r = sc + b
     if r > thr[x]:
         _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, sc, tv, k)
@@ -444,7 +462,7 @@ def _store(st, tid, x, sc, tv, k):
 
 @numba.njit(cache=True, parallel=True)
 def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, t4, N, arities, lgt, kind,
-                ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size,
+                ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size,
                 counted, st, pa, pb):
     """Every family of 1..K parents whose set U = {x} ∪ parents has first two elements
     ``pa[u] < pb[u]`` for the units ``u`` given (threads write their own buffer rows:
@@ -466,7 +484,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         uv[0] = a
         uv[1] = b
         _families_of_set(2, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt, el, tv)
         if K < 2:
             continue
         rab = np.empty(max(1, vptr[a + 1] - vptr[a]), dtype=np.int32)
@@ -477,7 +495,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
         for c in range(b + 1, n):
             uv[2] = c
             _families_of_set(3, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                             pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
+                             pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, tid, counted, st, cnt,
                              el, tv)
             if K < 3:
                 continue
@@ -499,7 +517,7 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
             for d in range(c + 1, n):
                 uv[3] = d
                 _families_of_set(4, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
-                                 maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                 maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, tid,
                                  counted, st, cnt, el, tv)
                 if K < 4:
                     continue
@@ -535,13 +553,13 @@ def price_units(units, K, its_ind, vptr, vrows, rptr, rvars, binom, c1, c2, t3, 
                         else:
                             cnt[16 | m] = n45[d, e]
                     _families_of_set(5, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr,
-                                     maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, tid,
+                                     maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, tid,
                                      counted, st, cnt, el, tv, True)
 
 
 @numba.njit(cache=True)
 def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, maxbonus, pairbonus, cl_ptr, cl_bits,
-                cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted, st):
+                cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, counted, st):
     """The families without parents (the sets U = {x}), thread 0's buffers."""
     n = c1.shape[0]
     uv = np.empty(5, dtype=np.int64)
@@ -552,12 +570,12 @@ def price_small(c1, c2, t3, t4, binom, N, arities, lgt, kind, ess, unit, thr, ma
     for a in range(n):
         uv[0] = a
         _families_of_set(1, uv, N, c1, c2, t3, t4, binom, n45, arities, lgt, kind, ess, unit, thr, maxbonus,
-                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, 0, counted, st, cnt, el, tv)
+                         pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, 0, counted, st, cnt, el, tv)
 
 
 def _cluster_arrays(duals, n: int):
-    """Per variable, its rows with λ > 0 (CSR: ptr, bits, λ, k) and bounds on the bonus of
-    its sets (:func:`_bonus_bounds`)."""
+    """Per variable, its rows with λ > 0 (CSR: ptr, bits, λ, k), its {0, 1/2}-cut entries
+    (``ct``, :func:`cut_entries`) and bounds on the bonus of its sets (:func:`_bonus_bounds`)."""
     W = max(1, (n + 63) // 64)
     lam = np.asarray(duals.lam, dtype=np.float64)
     bits = np.asarray(duals.bits, dtype=np.uint64).reshape(len(lam), -1) if len(lam) else np.zeros((0, W), np.uint64)
@@ -570,20 +588,53 @@ def _cluster_arrays(duals, n: int):
     cl_bits = np.ascontiguousarray(bits[flat][:, :W] if len(flat) else np.zeros((0, W), np.uint64))
     cl_lam = lam[flat] if len(flat) else np.zeros(0)
     cl_k = kk[flat] if len(flat) else np.zeros(0, np.int64)
-    maxbonus, pairbonus = _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, n <= PAIR_BONUS_MAX_N)
-    return ptr, cl_bits, cl_lam, cl_k, maxbonus, pairbonus
+    ct = cut_entries(duals, n)
+    maxbonus, pairbonus = _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, ct, n <= PAIR_BONUS_MAX_N)
+    return ptr, cl_bits, cl_lam, cl_k, ct, maxbonus, pairbonus
+
+
+def cut_entries(duals, n: int) -> tuple:
+    """The {0, 1/2}-cuts of ``duals`` (``duals.cuts``, derivations, with multipliers
+    ``duals.mu`` > 0) per variable x, as the kernels read them: ``(ptr, conv, mu, cptr, bits)``
+    where x's entries are ``ptr[x]:ptr[x+1]``, entry e has ``conv[e]`` (1 when x's convexity
+    row is in the combination), ``mu[e]`` and the clusters of the combination that hold x,
+    ``bits[cptr[e]:cptr[e+1]]``; then a(x, S) = ⌊(conv[e] − #{those clusters S misses}) / 2⌋
+    (:class:`lpbn.lp.zero_half.Derivation`).  A cut with neither gives x the coefficient 0."""
+    W = max(1, (n + 63) // 64)
+    cuts, mus = getattr(duals, "cuts", ()), np.asarray(getattr(duals, "mu", ()), dtype=np.float64)
+    entries: list[list[tuple[int, float, np.ndarray]]] = [[] for _ in range(n)]
+    for d, mu in zip(cuts, mus.tolist()):
+        if not mu > 0.0:
+            continue
+        cl = np.asarray(d.clusters, dtype=np.uint64).reshape(-1, W)
+        conv = set(np.asarray(d.conv).tolist())
+        holds = (cl[:, np.arange(n) >> 6] >> (np.arange(n) & 63).astype(np.uint64)) & np.uint64(1)
+        for x in sorted(conv | set(np.flatnonzero(holds.any(axis=0)).tolist())):
+            entries[x].append((int(x in conv), float(mu), cl[holds[:, x] == 1]))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in entries], out=ptr[1:])
+    flat = [t for e in entries for t in e]
+    conv = np.array([t[0] for t in flat], dtype=np.int64)
+    mu = np.array([t[1] for t in flat], dtype=np.float64)
+    cptr = np.zeros(len(flat) + 1, dtype=np.int64)
+    np.cumsum([len(t[2]) for t in flat], out=cptr[1:])
+    cbits = np.ascontiguousarray(np.vstack([t[2] for t in flat]) if flat and cptr[-1] else np.zeros((0, W), np.uint64),
+                                 dtype=np.uint64)
+    return ptr, conv, mu, cptr, cbits
 
 
 @numba.njit(cache=True)
-def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
-    """``maxbonus[x]``, the bonus of the empty set (every row's λ), and, when ``pairs``,
-    ``pairbonus[x, p, q]`` = Σ λ_C over x's rows with ``|{p, q} ∩ C| < k_C`` (p = q: a single
-    parent): since ``|T ∩ C| >= |{p, q} ∩ C|``, the bonus of any T ⊇ {p, q} is at most that.
-    Summed in the kernel's row order, so float rounding keeps the bound above the bonus the
-    kernel sums (rounded addition is monotone)."""
+def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, ct, pairs):
+    """``maxbonus[x]``, the bonus of the empty set (every row's λ, less the cuts' μ a(x, ∅)),
+    and, when ``pairs``, ``pairbonus[x, p, q]``, the bonus of {p, q} (p = q: a single parent):
+    since ``|T ∩ C| >= |{p, q} ∩ C|`` and a(x, T) >= a(x, {p, q}), the bonus of any T ⊇ {p, q}
+    is at most that.  Summed in the kernel's row order and with its operations (clusters, then
+    ``b -= μ a``), so float rounding keeps the bound above the bonus the kernel sums (rounded
+    addition and multiplication by μ >= 0 are monotone)."""
     maxbonus = np.zeros(n)
     pairbonus = np.zeros((n, n, n) if pairs else (0, 0, 0))
     inC = np.zeros(n, dtype=np.int64)
+    ct_ptr, ct_conv, ct_mu, ct_cptr, ct_bits = ct
     for x in range(n):
         for c in range(ptr[x], ptr[x + 1]):
             maxbonus[x] += cl_lam[c]
@@ -595,6 +646,18 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
                 for q in range(p, n):
                     if inC[p] + (inC[q] if q != p else 0) < cl_k[c]:
                         pairbonus[x, p, q] += cl_lam[c]
+        for e in range(ct_ptr[x], ct_ptr[x + 1]):
+            maxbonus[x] -= ct_mu[e] * _half_down(ct_conv[e] - (ct_cptr[e + 1] - ct_cptr[e]))
+            if not pairs:
+                continue
+            for p in range(n):
+                for q in range(p, n):
+                    a = ct_conv[e]
+                    for t in range(ct_cptr[e], ct_cptr[e + 1]):
+                        if not ((ct_bits[t, p >> 6] >> np.uint64(p & 63)) & np.uint64(1)
+                                or (ct_bits[t, q >> 6] >> np.uint64(q & 63)) & np.uint64(1)):
+                            a -= 1
+                    pairbonus[x, p, q] -= ct_mu[e] * _half_down(a)
         if pairs:
             for p in range(n):
                 for q in range(p + 1, n):
@@ -603,7 +666,7 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, pairs):
 
 
 @numba.njit(cache=True, parallel=True)
-def price_stored(sx, sk, sp, ssc, ssize, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s,
+def price_stored(sx, sk, sp, ssc, ssize, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s,
                  buf_sets, buf_size, counted):
     """Offer every stored family (:class:`FamilyStore`: thread w's rows ``[:ssize[w]]``) as the
     enumeration would (:func:`_offer`: the same reduced scores, to the last bit)."""
@@ -623,7 +686,7 @@ def price_stored(sx, sk, sp, ssc, ssize, thr, maxbonus, pairbonus, cl_ptr, cl_bi
             for j in range(k):
                 tv[j] = sp[w, i, j]
             counted[tid] += 1
-            _offer(np.int64(sx[w, i]), ssc[w, i], tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k,
+            _offer(np.int64(sx[w, i]), ssc[w, i], tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct,
                    buf_r, buf_s, buf_sets, buf_size, tid)
 
 
@@ -642,14 +705,14 @@ def run(its: Itemsets, K: int, kind: int, ess: float, thr: np.ndarray, duals, pe
     n = its.n
     unit = 1.0 / LN2 if kind == MDL else 1.0       # stored units (MDL: bits)
     lgt = lg_table(its.N)
-    cl_ptr, cl_bits, cl_lam, cl_k, maxbonus, pairbonus = _cluster_arrays(duals, n)
+    cl_ptr, cl_bits, cl_lam, cl_k, ct, maxbonus, pairbonus = _cluster_arrays(duals, n)
     nt = max(1, int(numba.config.NUMBA_NUM_THREADS))
     buf_r = np.full((nt, n, per_variable), -np.inf)
     buf_s = np.zeros((nt, n, per_variable))
     buf_sets = np.zeros((nt, n, per_variable, MAX_K), dtype=np.int64)
     buf_size = np.zeros((nt, n, per_variable), dtype=np.int64)
     counted = np.zeros(nt, dtype=np.int64)
-    bonus = (thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, buf_r, buf_s, buf_sets, buf_size, counted)
+    bonus = (thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size, counted)
     common = (its.binom, its.N, its.arities, lgt, kind, float(ess), float(unit), *bonus)
     small = _store_buffers(n, nt, 0)
     price_small(its.c1, its.c2, its.t3, its.t4, *common, small)

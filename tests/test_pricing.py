@@ -51,9 +51,30 @@ def _brute(ds, score: str, duals: Duals, K: int) -> list[float]:
                                                       cl.lgt, cl.limit, cl.cnt, cl.pac, cl.mapbuf, *cl.scr[:2]))
                 b = sum(lam for C, k_, lam in zip(members, duals.k, duals.lam)
                         if x in C and len(C & set(S)) < k_)
+                b -= sum(mu * _cut_coef(d, x, S) for d, mu in zip(duals.cuts, duals.mu))
                 best = max(best, s + b)
         out.append(best)
     return out
+
+
+def _cut_coef(d, x: int, S) -> int:
+    """A {0, 1/2}-cut's a(x, S) by its definition (lpbn.lp.zero_half.Derivation)."""
+    missed = sum(1 for row in d.clusters if x in bs.from_bitset(row) and not set(bs.from_bitset(row)) & set(S))
+    return math.floor(((x in d.conv.tolist()) - missed) / 2)
+
+
+def _with_cuts(rng, duals: Duals, n: int, count: int) -> Duals:
+    """``duals`` with ``count`` random rank-one cut derivations (any combination: pricing's
+    maximum does not need the cut to be valid) and multipliers."""
+    from lpbn.lp.zero_half import Derivation
+    cuts = []
+    for _ in range(count):
+        conv = np.flatnonzero(rng.random(n) < 0.5).astype(np.int64)
+        rows = [bs.to_bitset(sorted(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False).tolist()), n)
+                for _ in range(int(rng.integers(0, 4)))]
+        W = (n + 63) // 64
+        cuts.append(Derivation(conv, np.array(rows, dtype=np.uint64).reshape(len(rows), W), float(rng.integers(-3, 2))))
+    return Duals(duals.bits, duals.k, duals.lam, cuts, rng.uniform(0, 20, size=count))
 
 
 def _random_duals(rng, n: int, count: int) -> Duals:
@@ -387,3 +408,53 @@ def test_cluster_lp_grows_with_the_cache_as_a_fresh_one_would(seed, n):
     assert eq8 == pytest.approx(res.value, rel=1e-7, abs=1e-6)
     assert eq8 >= opt - 1e-9 * (1 + abs(opt))
 
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=5, n=7, K=4, score="bic", cuts=4)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 7), K=st.integers(1, 4),
+       score=st.sampled_from(["bic", "bdeu", "mdl"]), cuts=st.integers(1, 5))
+def test_priced_cuts_equal_brute_force(seed, n, K, score, cuts):
+    """With {0, 1/2}-cuts among the duals, the enumeration (fresh and from the store) gives
+    every variable the brute-force maximum of s + cluster bonus - Σ μ a(x, S) over |S| <= K,
+    and eq. 8's bound with the cuts' constant; the branch and bound path (which prices a cut
+    at its least coefficient) proves a bound at least as high."""
+    from lpbn import pricing as P
+    rng = np.random.default_rng(seed)
+    ds = read_data(_binary(seed, n, int(rng.integers(20, 300))))
+    cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
+    duals = _with_cuts(rng, _random_duals(rng, n, 3), n, cuts)
+    its = P.PI.prepare(ds, K)
+    fresh = price(ds, cache, duals, K, per_variable=2, itemsets=its)
+    scan = price(ds, cache, duals, K, per_variable=2, itemsets=its)
+    assert fresh.finished and scan.finished and scan.stats["stored"] in (True, False)
+    want = _brute(ds, score, duals, K)
+    for pr in (fresh, scan):
+        for x in range(n):
+            assert pr.best[x] == pytest.approx(want[x], rel=2 * TOLERANCE, abs=1e-9)
+        assert pr.bound == pytest.approx(math.fsum(want) - duals.constant(), rel=1e-8, abs=1e-8)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(P.PI, "applicable", lambda ds, K: False)
+        slow = price(ds, cache, duals, K)
+    assert slow.bound >= fresh.bound - 1e-9 * (1 + abs(fresh.bound))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 7))
+def test_cluster_lp_with_cuts_prices_its_whole_value(seed, n):
+    """ClusterLP with {0, 1/2}-cuts: eq. 8 with the cuts' terms at the duals it reads equals
+    its LP value over the cache (so μ has the right sign and the derivations reproduce the
+    rows), holds for the optimum (DP), and the model grown over a larger cache keeps them."""
+    rng = np.random.default_rng(seed)
+    full = random_cache(n, seed=seed, max_parents=min(3, n - 1), density=0.6)
+    part, rest = _split(full, rng)
+    lp = ClusterLP(part, cuts=True)
+    first = lp.run(None)
+    eq8 = math.fsum(cache_maxima(part, first.duals).tolist()) - first.duals.constant()
+    assert eq8 == pytest.approx(first.value, rel=1e-7, abs=1e-6)
+    big = enlarged(part, rest)
+    res = lp.grow(big).run(None)
+    opt = solve(big, "dp").score
+    eq8 = math.fsum(cache_maxima(big, res.duals).tolist()) - res.duals.constant()
+    assert eq8 == pytest.approx(res.value, rel=1e-7, abs=1e-6)
+    assert eq8 >= opt - 1e-9 * (1 + abs(opt))

@@ -90,6 +90,10 @@ class CutOptions:
     #: left, also the cuts from nearly tight rows and nearly integral columns
     #: (:data:`ZERO_HALF_SLACKS`)
     zero_half: bool | str = False
+    #: the {0, 1/2}-cuts combine only convexity and cluster rows (rank one, not the earlier
+    #: cuts) and keep their derivations in the model, so that pricing can extend them to parent
+    #: sets outside the cache (:class:`lpbn.lp.zero_half.Derivation`, :mod:`lpbn.pricing`)
+    priceable: bool = False
     #: with ``best``, rounds whose cluster search never runs dry but tails off
     #: (:func:`~lpbn.lp.separation.tailing_off`) also get the k-cluster rows (``k_max`` >= 2) and
     #: the {0, 1/2}-cuts (``zero_half``) beside the clusters, each with its own back-off: on the
@@ -215,7 +219,7 @@ class _CutLoop:
                 self.backoff.found(new)
                 res.cuts_kcluster += new
             if opts.zero_half and self.zero_half_backoff.due():
-                new = _add_zero_half(model, eta, opts.zero_half)
+                new = _add_zero_half(model, eta, opts.zero_half, opts.priceable)
                 self.zero_half_backoff.found(new)
                 res.cuts_zero_half += new
         elif opts.local and best is not None and tailing_off(res.values, best(), min_gap=LOCAL_TAIL_MIN_GAP) \
@@ -241,7 +245,7 @@ class _CutLoop:
                 return True
             res.complete = not res.subip.timed_out
         if opts.zero_half:
-            added = _add_zero_half(model, eta, opts.zero_half)
+            added = _add_zero_half(model, eta, opts.zero_half, opts.priceable)
             res.cuts_zero_half += added
             if added:
                 res.complete = False
@@ -262,22 +266,29 @@ def _add_local(model, eta: np.ndarray, k: int, res: CutLoopResult) -> int:
     return added
 
 
-def _add_zero_half(model, eta: np.ndarray, zero_half: bool | str) -> int:
+def _add_zero_half(model, eta: np.ndarray, zero_half: bool | str, priceable: bool = False) -> int:
     """Add the {0, 1/2}-cuts violated at η to the model (:func:`separate_zero_half`, all its
-    passes with ``"slack"``, else the zero-cost one); how many."""
-    return separate_zero_half(model.cache, eta, model.clusters.bits, model.cuts, model.add_cuts,
-                              ZERO_HALF_SLACKS if zero_half == "slack" else ZERO_HALF_SLACKS[:1])
+    passes with ``"slack"``, else the zero-cost one); how many.  ``priceable``: rank one, with
+    their derivations (:class:`CutOptions`)."""
+    slacks = ZERO_HALF_SLACKS if zero_half == "slack" else ZERO_HALF_SLACKS[:1]
+    if priceable:
+        return separate_zero_half(model.cache, eta, model.clusters.bits, (), model.add_cuts, slacks, derive=True)
+    return separate_zero_half(model.cache, eta, model.clusters.bits, model.cuts, model.add_cuts, slacks)
 
 
-def separate_zero_half(cache, eta: np.ndarray, clusters: np.ndarray, extra: list, add,
-                       slacks: tuple[float, ...] = ZERO_HALF_SLACKS) -> int:
+def separate_zero_half(cache, eta: np.ndarray, clusters: np.ndarray, extra, add,
+                       slacks: tuple[float, ...] = ZERO_HALF_SLACKS, derive: bool = False) -> int:
     """The {0, 1/2}-cuts violated at η from the convexity rows, the eq. 6 ``clusters`` and the
     earlier cuts ``extra``: the zero-cost ones, then each further pass of ``slacks`` only when
     the one before found nothing; each pass's cuts go to ``add`` (the HiGHS model's or the
-    dual state's ``add_cuts``, returning how many were new).  How many were added."""
+    dual state's ``add_cuts``, returning how many were new; with ``derive``, also given the
+    cuts' derivations as ``derivations=``).  How many were added."""
     for slack in slacks:
-        added = add(zero_half_cuts(cache, eta, clusters, extra=extra, slack=slack,
-                                   min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION))
+        derivations: list | None = [] if derive else None
+        cuts = zero_half_cuts(cache, eta, clusters, extra=extra, slack=slack,
+                              min_violation=ZERO_HALF_MIN_VIOLATION if slack else MIN_VIOLATION,
+                              derivations=derivations, upper_rows=not derive)
+        added = add(cuts, derivations=derivations) if derive else add(cuts)
         if added:
             return added
     return 0

@@ -182,6 +182,7 @@ class EtaLP:
         self._purged: list[tuple[np.ndarray, np.ndarray]] = []
         self._slack_age = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self.cuts = GeneralRows()      # rows of add_cuts, (cols, coef, rhs) in one CSR
+        self.derivations: list = []    # per row of self.cuts, its zero_half.Derivation or None
         self._cut_keys: set[tuple[bytes, bytes, float]] = set()
         self._cut_kinds: set[str] = set()                            # row kinds of add_cuts
         self.mip_options: dict = {}   # extra HiGHS options for solve_mip
@@ -327,17 +328,20 @@ class EtaLP:
         self.row_kind += ["cluster"] * k
         return k
 
-    def add_cuts(self, cuts: list[tuple[np.ndarray, np.ndarray, float]], kind: str = "zerohalf") -> int:
+    def add_cuts(self, cuts: list[tuple[np.ndarray, np.ndarray, float]], kind: str = "zerohalf",
+                 derivations: list | None = None) -> int:
         """Append general rows ``Σ coef · η[cols] <= rhs`` (e.g. the {0, 1/2}-cuts of
-        :mod:`lpbn.lp.zero_half`) not yet in the model; returns how many."""
+        :mod:`lpbn.lp.zero_half`, with their ``derivations`` when known) not yet in the model;
+        returns how many."""
         fresh = []
-        for cols, coef, rhs in cuts:
+        for t, (cols, coef, rhs) in enumerate(cuts):
             cols, coef = canonical_row(cols, coef)
             key = _cut_key(cols, coef, rhs)
             if key not in self._cut_keys:
                 self._cut_keys.add(key)
                 fresh.append((cols, coef, float(rhs)))
                 self.cuts.append(cols, coef, float(rhs))
+                self.derivations.append(None if derivations is None else derivations[t])
         if not fresh:
             return 0
         self._cut_kinds.add(kind)
@@ -377,6 +381,7 @@ class EtaLP:
         keep = np.ones(len(self.cuts), dtype=bool)
         keep[gone] = False
         self.cuts = GeneralRows(c for c, k in zip(self.cuts, keep) if k)
+        self.derivations = [d for d, k in zip(self.derivations, keep) if k]
         return len(gone)
 
     def purge_clusters(self, checks: int = 2, tol: float = 1e-6) -> int:
@@ -689,6 +694,21 @@ class EtaLP:
         lam = np.maximum(0.0, -y[at])
         on = np.flatnonzero(lam > 0.0)
         return np.ascontiguousarray(bits[on]), ks[on].astype(np.int64), lam[on]
+
+    def cut_multipliers(self, row_dual: np.ndarray) -> tuple[list, np.ndarray]:
+        """The rows of :meth:`add_cuts` with a positive multiplier μ = y (a maximisation's
+        ``<=`` row has a dual >= 0; a wrong-signed one gives μ = 0), as their derivations
+        (:class:`lpbn.lp.zero_half.Derivation`) and μ; rows past ``row_dual`` are left out.
+        Raises ValueError when such a row has no derivation (it cannot be priced)."""
+        y = np.asarray(row_dual, dtype=np.float64)
+        at = self._row_families()["cut"]
+        mine = at < len(y)
+        mu = np.maximum(0.0, y[at[mine]])
+        on = np.flatnonzero(mu > 0.0)
+        ders = [self.derivations[int(t)] for t in on]
+        if any(d is None for d in ders):
+            raise ValueError("a cut row with a nonzero dual has no derivation: it cannot be priced")
+        return ders, mu[on]
 
     def _keep_rows(self, bits: np.ndarray, ks: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> None:
         """Keep the rows just built for HiGHS for :meth:`_row_candidates` (a model over every

@@ -39,6 +39,8 @@ cut may hold thousands); the whole rows are built for the chosen combinations al
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..cache import ScoreCache
@@ -58,35 +60,92 @@ CONVEXITY, CLUSTER, EXTRA = 0, 1, 2
 def zero_half_cuts(cache: ScoreCache, eta: np.ndarray, clusters: np.ndarray, *,
                    extra: GeneralRows | list[tuple[np.ndarray, np.ndarray, float]] | None = None,
                    max_cuts: int = 200, slack: float = 0.0,
-                   min_violation: float = MIN_VIOLATION) -> list[tuple[np.ndarray, np.ndarray, float]]:
+                   min_violation: float = MIN_VIOLATION,
+                   derivations: list | None = None,
+                   upper_rows: bool = True) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Violated {0, 1/2}-CG cuts at ``eta`` from the convexity rows, the cluster rows of
     ``clusters`` ((K, W) bitsets) and the integral rows ``extra`` (earlier cuts, which makes
     the cuts of rank two and more) tight at ``eta`` (or, with ``slack`` > 0, nearly tight,
     with nearly integral columns counted as integral; see the module docstring): a list of
     ``(columns, coefficients, rhs)`` for rows ``Σ coefficients · η[columns] <= rhs``
     violated by more than ``min_violation``, sparsest combinations first, at most
-    ``max_cuts``; none when the elimination would exceed MAX_ELIMINATION_CELLS."""
+    ``max_cuts``; none when the elimination would exceed MAX_ELIMINATION_CELLS.
+
+    ``derivations``: when a list, each returned cut's :class:`Derivation` is appended to it
+    (None for a cut that combines ``extra`` rows), so that the cut can be extended to parent
+    sets outside the cache (:func:`derived_row`, :mod:`lpbn.pricing`).  ``upper_rows=False``
+    uses no bound row η_j <= 1: the columns at 1 need an even coefficient like the fractional
+    ones, so that every coefficient is the :class:`Derivation`'s a(i, S), a function of the
+    family alone."""
     eta = np.asarray(eta, dtype=np.float64)
     clusters = np.asarray(clusters, dtype=np.uint64)
     extra = extra if isinstance(extra, GeneralRows) else GeneralRows(extra or [])
     near = max(float(slack), INTEGRAL_TOL)
     sup = np.flatnonzero(eta > near)             # the fractional columns and the columns at 1
     rows = _tight_rows(cache, eta, clusters, extra, near, sup)
-    frac = eta[sup] < 1.0 - near
+    frac = eta[sup] < 1.0 - near if upper_rows else np.ones(len(sup), dtype=bool)
     if len(rows) * (len(rows) + int(frac.sum())) > MAX_ELIMINATION_CELLS:
         return []
     combos = _odd_even_combinations(rows, frac)
-    at_one = eta >= 1.0 - near
+    at_one = eta >= 1.0 - near if upper_rows else np.zeros(len(eta), dtype=bool)
     cuts = []
     cluster_rows: dict[int, np.ndarray] = {}     # the rows' candidates, shared by the combinations
     for combo in combos[np.argsort(combos.sum(axis=1), kind="stable")]:
-        cut = _rounded_cut(cache, rows, np.flatnonzero(combo), at_one, clusters, extra, cluster_rows)
+        chosen = np.flatnonzero(combo)
+        cut = _rounded_cut(cache, rows, chosen, at_one, clusters, extra, cluster_rows)
         cols, coef, rhs = cut
         if float(coef @ eta[cols]) > rhs + min_violation:
             cuts.append(cut)
+            if derivations is not None:
+                derivations.append(_derivation(rows, chosen, clusters, rhs))
             if len(cuts) >= max_cuts:
                 break
     return cuts
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """How a rank-one {0, 1/2}-cut was combined: the convexity rows of the variables ``conv``
+    and the eq. 6 rows of the clusters ``clusters`` ((T, W) bitsets), halved and rounded,
+    with right side ``rhs``.  The same combination gives every parent set S of a variable i,
+    in the cache or not, the coefficient
+
+        a(i, S) = ⌊(|{i} ∩ conv| − #{C ∈ clusters : i ∈ C, S ∩ C = ∅}) / 2⌋,
+
+    a valid Chvátal–Gomory row over any set of columns (each term is an integral row, and
+    rounding a column's coefficient down only uses η >= 0).  Separated with
+    ``upper_rows=False`` (no bound row η <= 1), the cut is exactly this row over the cache.
+    a(i, S) never falls as S grows (a cluster hit stays hit), which pricing relies on
+    (:mod:`lpbn.pricing`)."""
+
+    conv: np.ndarray
+    clusters: np.ndarray
+    rhs: float
+
+
+def _derivation(rows: "_Rows", chosen: np.ndarray, clusters: np.ndarray, rhs: float) -> Derivation | None:
+    """The :class:`Derivation` of the cut combining ``rows[chosen]`` (None when it uses an
+    ``extra`` row: an earlier cut or a local cut, whose extension is not recorded)."""
+    kinds, refs = rows.kind[chosen], rows.ref[chosen]
+    if np.any(kinds == EXTRA):
+        return None
+    return Derivation(np.sort(refs[kinds == CONVEXITY]).astype(np.int64),
+                      np.ascontiguousarray(clusters[np.sort(refs[kinds == CLUSTER])], dtype=np.uint64), float(rhs))
+
+
+def derived_row(cache: ScoreCache, d: Derivation) -> tuple[np.ndarray, np.ndarray, float]:
+    """The cut of ``d`` over the candidates of ``cache`` (:class:`Derivation`'s a(i, S)):
+    ``(columns, coefficients, rhs)`` of ``Σ a · η[columns] <= rhs``."""
+    coef = np.zeros(cache.m, dtype=np.int64)
+    off = cache.offsets
+    for v in d.conv.tolist():
+        coef[off[v]:off[v + 1]] += 1
+    if len(d.clusters):
+        ptr, idx = cluster_rows_csr(cache, d.clusters)
+        coef -= np.bincount(idx, minlength=cache.m)
+    coef = np.floor_divide(coef, 2)
+    cols = np.flatnonzero(coef)
+    return cols, coef[cols].astype(np.float64), float(d.rhs)
 
 
 class _Rows:
