@@ -24,9 +24,8 @@ generation's LP separates are rank one (convexity and cluster rows, halved and r
 :class:`lpbn.lp.zero_half.Derivation`), so their coefficient is defined for every parent
 set, in the cache or not: ``a(i, S) = ⌊(|{i} ∩ conv| − #{C : i ∈ C, S ∩ C = ∅}) / 2⌋``.  It
 never falls as S grows, so the bonus (clusters and cuts together) still only shrinks as a set
-grows, which every pruning rule below needs.  The enumeration's kernels price a(i, S)
-exactly; the branch and bound charges each cut its least coefficient a(i, ∅) (valid,
-weaker), and column generation separates cuts only where the enumeration prices.  On
+grows, which every pruning rule below needs.  Both pricing searches below price a(i, S)
+exactly (the branch and bound tracks the hits of the cuts' clusters as rows with λ = 0).  On
 accidents' search cache the cuts take the root LP from 1.24% to 0.77% above the network in
 150 s (one run each, scripts not committed; results/scale/README.md).
 
@@ -179,33 +178,41 @@ def cache_maxima(cache: ScoreCache, duals: Duals) -> np.ndarray:
     return np.maximum.reduceat(r, cache.offsets[:-1])
 
 
-def _clusters_of(duals: Duals, x: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows that contain x: membership (rows, n) bool, λ and k."""
+def _clusters_of(duals: Duals, x: int, n: int, cuts: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+    """The rows that contain x: membership (rows, n) bool, λ and k, then the clusters of x's
+    cut entries (``cuts``, :func:`lpbn.pricing_itemsets.cut_entries`) as rows with λ = 0 and k = 1, so
+    that the kernel tracks their hits; and those entries as ``(conv, μ, ptr, rows)``, entry e's
+    clusters being the rows ``rows[ptr[e]:ptr[e+1]]``."""
     from . import bitsets as bs
     rows = [c for c in range(len(duals.lam))
             if duals.lam[c] > 0.0 and (int(duals.bits[c, x >> 6]) >> (x & 63)) & 1]
-    inC = np.zeros((len(rows) + 1, n), dtype=np.bool_)
+    ptr, conv, mu, cptr, cbits = cuts
+    e0, e1 = int(ptr[x]), int(ptr[x + 1])
+    cut_rows = cbits[cptr[e0]:cptr[e1]]
+    inC = np.zeros((len(rows) + len(cut_rows), n), dtype=np.bool_)
     for t, c in enumerate(rows):
         inC[t, bs.from_bitset(duals.bits[c])] = True
-    # the cuts' terms -μ a(x, S) are at most -μ a(x, ∅) (a never falls as S grows): this branch
-    # and bound prices them as that constant, a row no set hits (valid, weaker than exact)
-    ptr, conv, mu, cptr, _ = PI.cut_entries(duals, n)
-    e = np.arange(ptr[x], ptr[x + 1])
-    extra = -math.fsum((mu[e] * ((conv[e] - np.diff(cptr)[e]) // 2)).tolist())
-    lam = np.append(np.asarray(duals.lam, dtype=np.float64)[rows], extra)
-    return inC, lam, np.append(np.asarray(duals.k, dtype=np.int64)[rows], 1)
+    for t, row in enumerate(cut_rows):
+        inC[len(rows) + t, bs.from_bitset(row)] = True
+    lam = np.concatenate([np.asarray(duals.lam, dtype=np.float64)[rows], np.zeros(len(cut_rows))])
+    kc = np.concatenate([np.asarray(duals.k, dtype=np.int64)[rows], np.ones(len(cut_rows), dtype=np.int64)])
+    entries = (conv[e0:e1].copy(), mu[e0:e1].copy(), cptr[e0:e1 + 1] - cptr[e0],
+               len(rows) + np.arange(len(cut_rows), dtype=np.int64))
+    return inC, lam, kc, entries
 
 
-def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, duals: Duals,
+def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, duals: Duals, cuts: tuple,
               deadline: float, stats: dict) -> tuple[bool, float, list]:
     """Price variable x: (finished, best reduced score recorded (-inf: none), [(parents, score)])."""
     n = ct.cols.shape[0]
-    inC, lam, kc = _clusters_of(duals, x, n)
-    # the empty set (a cache need not hold it): its bonus is every row's λ (|∅ ∩ C| = 0 < k)
+    inC, lam, kc, entries = _clusters_of(duals, x, n, cuts)
+    # the empty set (a cache need not hold it): its bonus is every row's λ (|∅ ∩ C| = 0 < k),
+    # less each cut's μ a(x, ∅)
     ll, bd, _ = family_stats(np.zeros(ct.cols.shape[1], dtype=np.int64), ct.cols[x], ct.ar[x], ct.cnt, ct.pac,
                              ct.lgt, ct.kind == 3, ct.ess, ct.ess / ct.ar[x])
     s0 = ct.unit * local_score(ct.kind, ll, bd, 1.0, ct.ar[x], ct.cols.shape[1])
-    r0 = s0 + math.fsum(lam.tolist())
+    conv, mu, eptr, _ = entries
+    r0 = s0 + math.fsum(lam.tolist() + (-mu * ((conv - np.diff(eptr)) // 2)).tolist())
     empty = [((), s0)] if r0 > thr0 else []
     cand0 = np.array([v for v in range(n) if v != x], dtype=np.int64)
     if K == 0 or len(cand0) == 0:
@@ -228,7 +235,7 @@ def _variable(ct: _Counter, x: int, K: int, thr0: float, per_variable: int, dual
             finished = False
             break
         nbuf = PK.price_subtree(ct.cols, ct.ar, x, cand, j0, K, ct.kind, ct.ess, ct.unit, ct.lgt, ct.limit, ct.cnt,
-                                ct.pac, ct.mapbuf, sfx, sQ, llsuf, minar, inC, lam, kc, thr0, buf_sets, buf_size,
+                                ct.pac, ct.mapbuf, sfx, sQ, llsuf, minar, inC, lam, kc, entries, thr0, buf_sets, buf_size,
                                 buf_r, buf_s, nbuf, st, ct.planes, ct.pptr, ct.PA)
     for key, col in (("counted", PK.ST_COUNTED), ("cut", PK.ST_CUT), ("bounds", PK.ST_BOUNDS),
                      ("skipped", PK.ST_SKIPPED), ("on_planes", PK.ST_PLANES)):
@@ -276,13 +283,14 @@ def price(data, cache: ScoreCache, duals: Duals | None, K: int, time_limit: floa
         return _price_itemsets(ds, K, kind, meta.get("ess") or 1.0, cmax, duals, per_variable, deadline, say,
                                itemsets, t0)
     ct = _Counter(ds, kind, meta.get("ess") or 1.0)
+    cuts = PI.cut_entries(duals, ds.n)
     best = np.full(ds.n, np.nan)
     families: dict[tuple[int, tuple[int, ...]], float] = {}
     stats: dict[str, Any] = {"variables": 0}
     finished = True
     for x in range(ds.n):
         thr0 = _threshold(cmax[x])
-        done, top, found = _variable(ct, x, K, thr0, per_variable, duals, deadline, stats)
+        done, top, found = _variable(ct, x, K, thr0, per_variable, duals, cuts, deadline, stats)
         for ps, s in found:         # scored on the data: kept even when the pass does not finish
             families[(x, ps)] = s
         if not done:
@@ -417,8 +425,8 @@ class ClusterLP:
         # a sub-IP call may take a quarter of the pass (as measured in results/scale, stop 63; not
         # swept): one that times out ends the rounds, and the pass still gets its λ
         loop = cut_loop(model, mode="clusters", exact=True, time_limit=time_limit, on_bound=keep,
-                        k_max=HighsOptions().k_max, zero_half=zero_half, priceable=True,
-                        subip_time=None if time_limit is None else max(1.0, time_limit / 4), best=best)
+                        k_max=HighsOptions().k_max, zero_half=zero_half, priceable=True, best=best,
+                        subip_time=None if time_limit is None else max(1.0, time_limit / 4))
         seconds = time.perf_counter() - t0
         if not last:
             return LPPass(math.inf, Duals.none(cache.n), False, None, -math.inf, seconds)
@@ -440,15 +448,14 @@ def column_generation(data, cache: ScoreCache, K: int, time_limit: float | None 
     needs its own pricing to bound every K-parent DAG and a better λ is a better bound.  The
     loop also ends when ``time_limit`` does, or when the LP's value stopped falling.
     ``incumbent``: the score of a DAG known (e.g. ``lpbn learn``'s), for the LP's tail rules.
-    The LP separates rank-one {0, 1/2}-cuts too when the data are priced by enumeration
-    (:mod:`lpbn.pricing_itemsets`, whose kernels price their terms exactly)."""
+    The LP separates rank-one {0, 1/2}-cuts too (module docstring, "Cuts")."""
     from .scope import CACHE
     from .scoring import read_data
     ds = read_data(data)
     t0 = time.perf_counter()
     deadline = math.inf if time_limit is None else t0 + float(time_limit)
     out = PricedBound(None, CACHE, False, cache, "pricing did not finish")
-    lp_model = ClusterLP(cache, cuts=PI.applicable(ds, K))
+    lp_model = ClusterLP(cache, cuts=True)
     last = math.inf          # the previous pass's LP value
     itemsets = None          # co-occurrence tables (and family store), built by the first pass that uses them
     while True:

@@ -157,14 +157,17 @@ def _threshold(thr0, buf_r, nbuf):
 
 @numba.njit(cache=True)
 def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cnt, pacnt, mapbuf,
-                  sfx, sQ, llsuf, minar, inC, lam, kc, thr0, buf_sets, buf_size, buf_r, buf_s, nbuf, stats,
+                  sfx, sQ, llsuf, minar, inC, lam, kc, entries, thr0, buf_sets, buf_size, buf_r, buf_s, nbuf, stats,
                   planes, pptr, PA):
     """Every parent set of ``x`` whose first position in ``cand`` is ``j0`` and size <= K:
     the best ones above the threshold (``thr0``, or the buffer's worst once it is full) go to
     the buffer (sets, sizes, reduced scores, scores; stored units), branches whose bound (see
     the module docstring) is at most the threshold are cut.  ``sfx``/``sQ``: suffix codes of
     ``cand``; ``llsuf[j] = LL(x | cand[j:])``; ``minar[j] = min arity of cand[j:]``.
-    ``inC[c, v]``: v is in the c-th cluster that contains x (λ ``lam``, k ``kc``).
+    ``inC[c, v]``: v is in the c-th cluster that contains x (λ ``lam``, k ``kc``); ``entries``
+    ``(conv, mu, ptr, rows)``: x's {0, 1/2}-cuts, entry t with coefficient
+    ⌊(conv[t] − #{its rows ``rows[ptr[t]:ptr[t+1]]`` with no hit}) / 2⌋ and multiplier mu[t]
+    (:class:`lpbn.lp.zero_half.Derivation`; it never falls as the set grows).
     ``planes``/``pptr``: the data's state bit planes (:class:`lpbn.scoring.bitplanes.BitPlanes`);
     the leaves (sets of K parents) are counted by popcounts over their parent node's joint
     planes (``PA``, :func:`leaf_stats`) when that costs fewer word operations than a pass over
@@ -174,6 +177,7 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
     rx = arities[x]
     xcol = cols[x]
     ncl = lam.shape[0]
+    ct_conv, ct_mu, ct_ptr, ct_rows = entries
     pc = penalty_coef(kind, N)
     codes = np.zeros((K + 1, N), dtype=np.int64)
     tmp = np.empty(N, dtype=np.int64)
@@ -214,6 +218,12 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
             hits[e, c] = hits[d, c] + (1 if inC[c, v] else 0)
             if hits[e, c] < kc[c]:
                 bonus += lam[c]
+        for t in range(ct_conv.shape[0]):
+            a = ct_conv[t]
+            for r in range(ct_ptr[t], ct_ptr[t + 1]):
+                if hits[e, ct_rows[r]] == 0:
+                    a -= 1
+            bonus -= ct_mu[t] * ((a - (a & 1)) // 2)
         path[e] = j
         T = _threshold(thr0, buf_r, nbuf)
         if s + bonus > T:

@@ -97,14 +97,15 @@ def _random_duals(rng, n: int, count: int) -> Duals:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 6), K=st.integers(0, 3),
-       score=st.sampled_from(["bic", "bdeu", "mdl", "aic"]), clusters=st.integers(0, 6))
-def test_pricing_max_equals_brute_force(seed, n, K, score, clusters):
+       score=st.sampled_from(["bic", "bdeu", "mdl", "aic"]), clusters=st.integers(0, 6), cuts=st.integers(0, 3))
+def test_pricing_max_equals_brute_force(seed, n, K, score, clusters, cuts):
     """With an empty-set cache (nothing to beat) and one set kept per variable, pricing's
-    maximum per variable is the brute-force maximum of the reduced score over |S| <= K."""
+    maximum per variable is the brute-force maximum of the reduced score over |S| <= K
+    ({0, 1/2}-cuts' terms included)."""
     rng = np.random.default_rng(seed)
     ds = read_data(_data(seed, n, int(rng.integers(20, 200))))
     cache = score_data(ds, score=score, max_parents=0, explore="exhaustive")
-    duals = _random_duals(rng, n, clusters)
+    duals = _with_cuts(rng, _random_duals(rng, n, clusters), n, cuts)
     pr = price(ds, cache, duals, K)
     assert pr.finished and pr.bound is not None
     want = _brute(ds, score, duals, K)
@@ -115,13 +116,14 @@ def test_pricing_max_equals_brute_force(seed, n, K, score, clusters):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), n=st.integers(3, 7), K=st.integers(1, 3),
-       score=st.sampled_from(["bic", "bdeu"]))
-def test_column_generation_bound_covers_every_dag_within_K(seed, n, K, score):
+       score=st.sampled_from(["bic", "bdeu"]), binary=st.booleans())
+def test_column_generation_bound_covers_every_dag_within_K(seed, n, K, score, binary):
     """From a cache of single-parent sets, column generation ends with scope parent_limit:K and
     a bound at least the true optimum over every DAG within K (exact DP on the exhaustive
-    K-cache), and the sets it added are scored as the data score them."""
+    K-cache), and the sets it added are scored as the data score them (binary data are
+    priced by enumeration, the others by branch and bound; the LP has {0, 1/2}-cuts)."""
     rng = np.random.default_rng(seed)
-    ds = read_data(_data(seed, n, int(rng.integers(50, 300))))
+    ds = read_data((_binary if binary else _data)(seed, n, int(rng.integers(50, 300))))
     start = score_data(ds, score=score, max_parents=min(1, K), explore="exhaustive")
     full = score_data(ds, score=score, max_parents=K, explore="exhaustive")
     opt = solve(full, "dp")
@@ -417,8 +419,7 @@ def test_cluster_lp_grows_with_the_cache_as_a_fresh_one_would(seed, n):
 def test_priced_cuts_equal_brute_force(seed, n, K, score, cuts):
     """With {0, 1/2}-cuts among the duals, the enumeration (fresh and from the store) gives
     every variable the brute-force maximum of s + cluster bonus - Σ μ a(x, S) over |S| <= K,
-    and eq. 8's bound with the cuts' constant; the branch and bound path (which prices a cut
-    at its least coefficient) proves a bound at least as high."""
+    and eq. 8's bound with the cuts' constant; so does the branch and bound path."""
     from lpbn import pricing as P
     rng = np.random.default_rng(seed)
     ds = read_data(_binary(seed, n, int(rng.integers(20, 300))))
@@ -436,7 +437,7 @@ def test_priced_cuts_equal_brute_force(seed, n, K, score, cuts):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(P.PI, "applicable", lambda ds, K: False)
         slow = price(ds, cache, duals, K)
-    assert slow.bound >= fresh.bound - 1e-9 * (1 + abs(fresh.bound))
+    assert slow.bound == pytest.approx(fresh.bound, rel=1e-12, abs=1e-9)
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -458,3 +459,20 @@ def test_cluster_lp_with_cuts_prices_its_whole_value(seed, n):
     eq8 = math.fsum(cache_maxima(big, res.duals).tolist()) - res.duals.constant()
     assert eq8 == pytest.approx(res.value, rel=1e-7, abs=1e-6)
     assert eq8 >= opt - 1e-9 * (1 + abs(opt))
+
+
+def test_cuts_close_the_half_integral_triangle():
+    """Three variables that each score best with the other two as parents: the cluster LP's
+    optimum is half-integral, a {0, 1/2}-cut removes it, and eq. 8 with the cut's μ at the
+    duals ClusterLP reads is the LP's value (below the clusters-only one, at least the DP
+    optimum)."""
+    fams = [[(0.0, ()), (1.0, ((i + 1) % 3,)), (1.0, ((i + 2) % 3,)), (3.0, ((i + 1) % 3, (i + 2) % 3))]
+            for i in range(3)]
+    cache = ScoreCache.from_families(["a", "b", "c"], fams)
+    opt = solve(cache, "dp").score
+    plain = ClusterLP(cache).run(None)
+    cut = ClusterLP(cache, cuts=True).run(None)
+    assert len(cut.duals.cuts) >= 1 and np.all(cut.duals.mu > 0)
+    assert opt - 1e-9 <= cut.value < plain.value - 0.1
+    eq8 = math.fsum(cache_maxima(cache, cut.duals).tolist()) - cut.duals.constant()
+    assert eq8 == pytest.approx(cut.value, abs=1e-7)
