@@ -25,9 +25,9 @@ generation's LP separates are rank one (convexity and cluster rows, halved and r
 set, in the cache or not: ``a(i, S) = ⌊(|{i} ∩ conv| − #{C : i ∈ C, S ∩ C = ∅}) / 2⌋``.  It
 never falls as S grows, so the bonus (clusters and cuts together) still only shrinks as a set
 grows, which every pruning rule below needs.  Both pricing searches below price a(i, S)
-exactly (the branch and bound tracks the hits of the cuts' clusters as rows with λ = 0).  On
-accidents' search cache the cuts take the root LP from 1.24% to 0.77% above the network in
-150 s (one run each, scripts not committed; results/scale/README.md).
+exactly (the branch and bound tracks the hits of the cuts' clusters as rows with λ = 0).
+Why they matter: where the data make the cluster LP weak, no number of passes closes its
+gap, and the cuts remove much of it (results/scale/README.md, stop 64).
 
 **Binary data with K <= 4** are priced by enumerating every family over co-occurrence counts
 (:mod:`lpbn.pricing_itemsets`): the branch and bound below cuts almost nothing at K = 4, and
