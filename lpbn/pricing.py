@@ -373,8 +373,8 @@ class LPPass:
 class ClusterLP:
     """The LP over the cache with cluster and k-cluster rows (eq. 6 and Cussens et al. 2017),
     solved by HiGHS's cutting-plane loop (:func:`lpbn.lp.cut_loop.cut_loop`, exact separation),
-    its duals read as eq. 8's λ.  :func:`column_generation` hands it each enlarged cache
-    (:meth:`grow`): a new model over it with the rows that had a positive λ.  (Adding the new
+    its duals read as eq. 8's λ (and the cuts' μ).  :func:`column_generation` hands it each
+    enlarged cache (:meth:`grow`): a new model over it with the rows that had a positive λ or μ.  (Adding the new
     columns to the old model instead is slower: from the old basis, HiGHS took 142 s for the
     next pass where a new model over the best columns took 70 s; jester, one run each.)
 
@@ -382,11 +382,12 @@ class ClusterLP:
     pricing turns λ into a bound over every K-parent DAG, so the bound is only as good as λ,
     and the descent stalls well above the LP optimum once the cache holds the sets that priced
     in (jester, 109,384 sets: descent -486,402 where the cut loop reaches -488,565).  The
-    columns have no upper bound (``column_upper=inf``) so that the cluster duals carry the
-    whole LP value, and the model is restricted to the columns priced in from the cache
-    (:class:`~lpbn.lp.model.EtaLP` ``price``).  Rows whose duals eq. 8 cannot price (the
-    {0, 1/2}- and local cuts) are not added: every λ >= 0 is valid, theirs would be lost.  The
-    k-clusters go up to ``method="highs"``'s ``k_max``, whose root runs the same cut loop."""
+    columns have no upper bound (``column_upper=inf``) so that the row duals carry the whole
+    LP value, and the model is restricted to the columns priced in from the cache
+    (:class:`~lpbn.lp.model.EtaLP` ``price``).  With ``cuts``, rank-one {0, 1/2}-cuts are
+    separated too, with their derivations, so that μ prices (module docstring, "Cuts"); rows
+    pricing cannot extend (local cuts, cuts of rank two) are not added.  The k-clusters go up
+    to ``method="highs"``'s ``k_max``, whose root runs the same cut loop."""
 
     def __init__(self, cache: ScoreCache, rows: Duals | None = None, *, cuts: bool = False):
         from .lp.model import EtaLP
