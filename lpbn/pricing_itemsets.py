@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .pricing_kernels import half_down
 from .scoring.counting import e_unit, f_scale, fixed, lg_table
 from .scoring.scores import LN2, MDL, local_score
 
@@ -401,12 +402,6 @@ def _dominated(cnt, s, i, sc, uv, arities, lgt, kind, ess, unit, N):
 
 
 @numba.njit(cache=True, inline="always")
-def _half_down(a):
-    """⌊a / 2⌋ of an integer, negative ones too (the rounding of a {0, 1/2}-cut)."""
-    return (a - (a & 1)) // 2
-
-
-@numba.njit(cache=True, inline="always")
 def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k, ct, buf_r, buf_s, buf_sets, buf_size,
            tid):
     """Record the family (x, ``tv[:k]``) of score ``sc`` when its reduced score (eq. 14)
@@ -439,7 +434,7 @@ def _offer(x, sc, tv, k, thr, maxbonus, pairbonus, cl_ptr, cl_bits, cl_lam, cl_k
                     break
             if not hit:
                 a -= 1
-        b -= ct_mu[e] * _half_down(a)
+        b -= ct_mu[e] * half_down(a)
     r = sc + b
     if r > thr[x]:
         _record(buf_r, buf_s, buf_sets, buf_size, tid, x, r, sc, tv, k)
@@ -647,7 +642,7 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, ct, pairs):
                     if inC[p] + (inC[q] if q != p else 0) < cl_k[c]:
                         pairbonus[x, p, q] += cl_lam[c]
         for e in range(ct_ptr[x], ct_ptr[x + 1]):
-            maxbonus[x] -= ct_mu[e] * _half_down(ct_conv[e] - (ct_cptr[e + 1] - ct_cptr[e]))
+            maxbonus[x] -= ct_mu[e] * half_down(ct_conv[e] - (ct_cptr[e + 1] - ct_cptr[e]))
             if not pairs:
                 continue
             for p in range(n):
@@ -657,7 +652,7 @@ def _bonus_bounds(n, ptr, cl_bits, cl_lam, cl_k, ct, pairs):
                         if not ((ct_bits[t, p >> 6] >> np.uint64(p & 63)) & np.uint64(1)
                                 or (ct_bits[t, q >> 6] >> np.uint64(q & 63)) & np.uint64(1)):
                             a -= 1
-                    pairbonus[x, p, q] -= ct_mu[e] * _half_down(a)
+                    pairbonus[x, p, q] -= ct_mu[e] * half_down(a)
         if pairs:
             for p in range(n):
                 for q in range(p + 1, n):

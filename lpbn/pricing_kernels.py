@@ -87,6 +87,13 @@ def leaf_stats(PA, Q, rx, planes, base, rt, lgt, want_bdeu, aq, aqr):
     return ej * eu - epa * eu, fj / fs - fpa / fs, cells
 
 
+@numba.njit(cache=True, inline="always")
+def half_down(a):
+    """⌊a / 2⌋ of an integer, negative ones too (a {0, 1/2}-cut's rounding, shared with
+    :mod:`lpbn.pricing_itemsets`)."""
+    return (a - (a & 1)) // 2
+
+
 @numba.njit(cache=True)
 def singles(cols, arities, x, cand, kind, ess, unit, lgt, limit, cnt, pacnt, mapbuf, inC, lam, kc):
     """Reduced score of every single-parent set ``{cand[j]}`` (stored units)."""
@@ -223,7 +230,7 @@ def price_subtree(cols, arities, x, cand, j0, K, kind, ess, unit, lgt, limit, cn
             for r in range(ct_ptr[t], ct_ptr[t + 1]):
                 if hits[e, ct_rows[r]] == 0:
                     a -= 1
-            bonus -= ct_mu[t] * ((a - (a & 1)) // 2)
+            bonus -= ct_mu[t] * half_down(a)
         path[e] = j
         T = _threshold(thr0, buf_r, nbuf)
         if s + bonus > T:
