@@ -200,29 +200,44 @@ def _price_option(price, max_parents, constraints):
 
 def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say=None):
     """Column generation against the data (:func:`lpbn.pricing.column_generation`) on the
-    solved cache: when a pricing pass finished, the result's bound becomes the bound it proved
-    over every DAG with at most K parents (``bound_scope="parent_limit:K"``), the cache's own
-    bound kept in ``stats["cache_upper_bound"]``; otherwise the cache's bound stays, with the
-    message "pricing did not finish".  A better DAG decoded on the enlarged cache replaces the
-    result's.  Returns the result, the pricing record and the enlarged cache (None when no set
-    was added)."""
-    from .bound import closed, guard
-    from .pricing import column_generation
-    from .result import DAG, OPTIMAL, TIME_LIMIT
+    solved cache, applied to ``res`` (:func:`apply_pricing`).  Returns the result, the pricing
+    record and the enlarged cache (None when no set was added)."""
     from .scope import CACHE, bound_scope
     if bound_scope(cache.meta) != CACHE:     # the cache already covers every DAG within its limit
         return res, {"skipped": f"the bound's scope is already {bound_scope(cache.meta)}"}, None
-    cg = column_generation(ds, cache, K, seconds, incumbent=res.score, say=say)
+    cg, rec = run_pricing(cache, ds, K, seconds, res.score, say)
+    res = apply_pricing(res, cg, rec, ds.names)
+    return res, rec, (cg.cache if cg.cache is not cache else None)
+
+
+def run_pricing(cache, ds, K: int, seconds: float | None, incumbent: float, say=None):
+    """:func:`lpbn.pricing.column_generation` on ``cache`` with the score of the best DAG known:
+    ``(PricedBound, the pricing record)``."""
+    from .errors import InputError
+    from .pricing import column_generation
+    if hasattr(ds, "continuous"):
+        raise InputError("price=K prices discrete scores (bic, mdl, aic, bdeu) only")
+    cg = column_generation(ds, cache, K, seconds, incumbent=incumbent, say=say)
     rec = {"K": K, "finished": cg.bound is not None, "converged": cg.converged, "bound": cg.bound,
-           "cache_upper_bound": res.upper_bound, "passes": cg.passes, "sets_added": cg.cache.m - cache.m,
-           "message": cg.message}
+           "passes": cg.passes, "sets_added": cg.cache.m - cache.m, "message": cg.message}
+    return cg, rec
+
+
+def apply_pricing(res: SolveResult, cg, rec: dict, names) -> SolveResult:
+    """``res`` with what pricing proved: when a pricing pass finished, the result's bound
+    becomes the bound it proved over every DAG with at most K parents
+    (``bound_scope="parent_limit:K"``), the cache's own bound kept in
+    ``stats["cache_upper_bound"]``; otherwise the cache's bound stays, with the message
+    "pricing did not finish".  A better DAG decoded by the pricing LPs replaces the result's."""
+    from .bound import closed, guard
+    from .result import DAG, OPTIMAL, TIME_LIMIT
+    rec["cache_upper_bound"] = res.upper_bound
     if cg.dag_parents is not None and cg.dag_score > res.score + 1e-9 * (1.0 + abs(res.score)):
-        res.dag, res.score = DAG(ds.names, cg.dag_parents), cg.dag_score
+        res.dag, res.score = DAG(names, cg.dag_parents), cg.dag_score
     note = cg.message if cg.bound is not None else "pricing did not finish: the bound is over the cache's candidate sets"
     res.message = note + (f"; {res.message}" if res.message else "")
-    enlarged = cg.cache if cg.cache is not cache else None
     if cg.bound is None:
-        return res, rec, enlarged
+        return res
     res.stats = dict(res.stats or {})
     res.stats["cache_upper_bound"] = res.upper_bound
     res.upper_bound, res.bound_scope = cg.bound, cg.scope
@@ -230,20 +245,21 @@ def price_result(res: SolveResult, cache, ds, K: int, seconds: float | None, say
         res.status = OPTIMAL
     elif res.status == OPTIMAL:     # optimal over the cache, not proven over every K-parent DAG
         res.status = TIME_LIMIT
-    return guard(res, "pricing"), rec, enlarged
+    return guard(res, "pricing")
 
 
 def _priced(res, solved, ds, K: int, seconds, timings: dict, say):
     """:func:`price_result` for :func:`learn`, timed and reported."""
-    from .errors import InputError
-    if hasattr(ds, "continuous"):
-        raise InputError("price=K prices discrete scores (bic, mdl, aic, bdeu) only")
     t4 = time.perf_counter()
     res, pricing, priced = price_result(res, solved, ds, K, seconds, say=say)
     timings["price"] = time.perf_counter() - t4
+    _say_priced(res, timings, say)
+    return res, pricing, priced
+
+
+def _say_priced(res, timings: dict, say) -> None:
     say(f"priced: {res.message.split(';')[0]}; bound {res.upper_bound:.6f} ({res.bound_scope}) "
         f"[{timings['price']:.2f} s]")
-    return res, pricing, priced
 
 
 @dataclass(frozen=True)
@@ -305,11 +321,13 @@ def learn(data: Any, *, score: str = "bic", max_parents: int | None = None, meth
     method, time_limit, gap_limit, other keywords
         Passed to :func:`lpbn.solve` (``method="auto"``: a portfolio by size).
     price : int, optional
-        ``price=K``: after the solve, price every parent set of at most K parents against the
-        data (:mod:`lpbn.pricing`; K is also the parent limit, unless ``max_parents`` is
-        smaller) with :data:`PRICE_SHARE` of ``time_limit``; when a pricing pass finishes, the
-        bound holds over every DAG with at most K parents (``bound_scope="parent_limit:K"``),
-        else it stays the cache's and the message says "pricing did not finish".
+        ``price=K``: price every parent set of at most K parents against the data
+        (:mod:`lpbn.pricing`; K is also the parent limit, unless ``max_parents`` is smaller)
+        with :data:`PRICE_SHARE` of ``time_limit``; when a pricing pass finishes, the bound
+        holds over every DAG with at most K parents (``bound_scope="parent_limit:K"``), else it
+        stays the cache's and the message says "pricing did not finish".  After a search on the
+        data, pricing starts from the search's DAG and the solve runs afterwards, over the
+        cache with the sets that priced out; otherwise pricing follows the solve.
     missing, drop_missing, header
         How the data are read (:func:`lpbn.read_data`); for its other options (``delimiter``,
         ``format``, ...) pass ``read_data(path, ...)``'s Dataset as ``data``.  How a file was
@@ -337,7 +355,6 @@ def learn(data: Any, *, score: str = "bic", max_parents: int | None = None, meth
     from .scoring import read_data, score_data
     from .scoring.scores import kind_of
     from .scoring.table import describe
-    from .solve import solve
 
     o, solve_options = LearnOptions.split(options)
     ess, gap_limit, fit_ess, jobs, explore, progress = o.ess, o.gap_limit, o.fit_ess, o.jobs, o.explore, o.progress
@@ -377,28 +394,66 @@ def learn(data: Any, *, score: str = "bic", max_parents: int | None = None, meth
     timings["score"] = time.perf_counter() - t1
     say(f"scored: {score}, {cache.meta.get('explore')} exploration, {cache.m} candidate parent sets "
         f"[{timings['score']:.2f} s]")
-    t2 = time.perf_counter()
     solved = cache if constraints is not None else cache.prune_dominated()
     time_limit = _priced_limit(time_limit, K, not searching and bound_scope(cache.meta) == CACHE)
-    res = solve(solved, method, time_limit=_left(t0, time_limit, FIT_RESERVE),
-                gap_limit=gap_limit, progress=progress and sys.stderr.isatty(), constraints=constraints,
-                **solve_options)
-    if outcome is not None:
-        res = keep_incumbent(res, outcome, ds.names)
-    if constraints is None:
-        res.bound_scope = bound_scope(cache.meta)
-    timings["solve"] = time.perf_counter() - t2
-    say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
-        f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
     pricing = None
-    if K is not None:
-        res, pricing, priced = _priced(res, solved, ds, K, _left(t0, full_limit, FIT_RESERVE), timings, say)
+    solve_args = dict(method=method, gap_limit=gap_limit, progress=progress and sys.stderr.isatty(),
+                      constraints=constraints, **solve_options)
+    if K is not None and outcome is not None and bound_scope(cache.meta) == CACHE:
+        res, pricing, priced = _price_then_solve(solved, ds, K, outcome, t0, time_limit, full_limit, solve_args,
+                                                 timings, say)
         cache = cache if priced is None else priced
+    else:
+        res = _solve(solved, outcome, ds, _left(t0, time_limit, FIT_RESERVE), solve_args, timings, say)
+        if K is not None:
+            res, pricing, priced = _priced(res, solved, ds, K, _left(t0, full_limit, FIT_RESERVE), timings, say)
+            cache = cache if priced is None else priced
     network = _fit(res, ds, fit_ess, timings, say)
     timings["total"] = time.perf_counter() - t0
     base = {f.name: getattr(res, f.name) for f in fields(SolveResult)}
     return LearnResult(**base, network=network, cache=cache, data=ds,
                        fit_ess=None if fit_ess is None else float(fit_ess), timings=timings, pricing=pricing)
+
+
+def _solve(solved, outcome, ds, seconds, solve_args: dict, timings: dict, say) -> SolveResult:
+    """:func:`lpbn.solve` on the pruned cache for ``seconds``, the search's incumbent kept when
+    better, timed and reported."""
+    from .scope import bound_scope
+    from .solve import solve
+    t2 = time.perf_counter()
+    args = dict(solve_args)
+    res = solve(solved, args.pop("method"), time_limit=seconds, **args)
+    if outcome is not None:
+        res = keep_incumbent(res, outcome, ds.names)
+    if args.get("constraints") is None:
+        res.bound_scope = bound_scope(solved.meta)
+    timings["solve"] = timings.get("solve", 0.0) + time.perf_counter() - t2
+    say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
+        f"gap {relative_gap(res.score, res.upper_bound):.3g} [{time.perf_counter() - t2:.2f} s]")
+    return res
+
+
+def _price_then_solve(solved, ds, K: int, outcome, t0: float, time_limit, full_limit, solve_args: dict,
+                      timings: dict, say):
+    """``price=K`` after a search on the data: pricing starts from the search's incumbent, and
+    the one solve runs afterwards over the enlarged cache, with the time it would have had
+    before pricing (and whatever pricing leaves).  The sets that price out are families the
+    exploration missed with a reduced score above every cached one, so the solve over the
+    enlarged cache finds better DAGs than the same solve over the search's cache (baudio: 543
+    BIC better with 60 s of ASOBS on each; results/scale/README.md, stop 65).
+    Returns ``(result, pricing record, enlarged cache or None)``."""
+    solve_time = _left(t0, time_limit, FIT_RESERVE)
+    left = _left(t0, full_limit, FIT_RESERVE)
+    t4 = time.perf_counter()
+    cg, rec = run_pricing(solved, ds, K, None if left is None else max(0.0, left - solve_time), outcome.score,
+                          say)
+    timings["price"] = time.perf_counter() - t4
+    enlarged = cg.cache if cg.cache is not solved else None
+    res = _solve(solved if enlarged is None else enlarged.prune_dominated(), outcome, ds,
+                 _left(t0, full_limit, FIT_RESERVE), solve_args, timings, say)
+    res = apply_pricing(res, cg, rec, ds.names)
+    _say_priced(res, timings, say)
+    return res, rec, enlarged
 
 
 def _fit(res, ds, fit_ess, timings: dict, say):

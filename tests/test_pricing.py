@@ -186,6 +186,32 @@ def test_learn_with_price_states_the_wider_scope():
     assert cert["pricing"]["cache_upper_bound"] <= res.upper_bound + 1e-9 * abs(res.upper_bound)
 
 
+def test_learn_with_price_solves_the_enlarged_cache(monkeypatch):
+    """On the search path, learn(price=K) prices first and then solves once, over the cache
+    with the sets that priced out: the network may use them."""
+    import sys
+    import lpbn
+    learn_module, solve_module = sys.modules["lpbn.learn"], sys.modules["lpbn.solve"]   # (the names are functions)
+    events = []
+    real_solve, real_pricing = solve_module.solve, learn_module.run_pricing
+
+    def solve_spy(cache, method="auto", **kw):
+        events.append(("solve", cache.m))
+        return real_solve(cache, method, **kw)
+
+    def pricing_spy(cache, *args, **kw):
+        events.append(("price", cache.m))
+        return real_pricing(cache, *args, **kw)
+    monkeypatch.setattr(solve_module, "solve", solve_spy)
+    monkeypatch.setattr(learn_module, "run_pricing", pricing_spy)
+    res = lpbn.learn(_data(11, 6, 300), explore="search", time_limit=30, price=2)
+    kinds = [e[0] for e in events]
+    assert kinds.count("price") == 1
+    after = events[kinds.index("price") + 1:]      # ``auto`` calls solve again for its method
+    assert after and all(e == ("solve", res.cache.prune_dominated().m) for e in after), events
+    assert res.pricing["finished"]
+
+
 def test_learn_price_refuses_a_looser_parent_limit():
     import lpbn
     from lpbn.errors import InputError
