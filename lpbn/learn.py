@@ -427,9 +427,9 @@ def _solve(solved, outcome, ds, seconds, solve_args: dict, timings: dict, say) -
         res = keep_incumbent(res, outcome, ds.names)
     if args.get("constraints") is None:
         res.bound_scope = bound_scope(solved.meta)
-    timings["solve"] = timings.get("solve", 0.0) + time.perf_counter() - t2
+    timings["solve"] = time.perf_counter() - t2
     say(f"solved: {res.status} by {res.method}, score {res.score:.6f}, bound {res.upper_bound:.6f}, "
-        f"gap {relative_gap(res.score, res.upper_bound):.3g} [{time.perf_counter() - t2:.2f} s]")
+        f"gap {relative_gap(res.score, res.upper_bound):.3g} [{timings['solve']:.2f} s]")
     return res
 
 
@@ -437,11 +437,10 @@ def _price_then_solve(solved, ds, K: int, outcome, t0: float, time_limit, full_l
                       timings: dict, say):
     """``price=K`` after a search on the data: pricing starts from the search's incumbent, and
     the one solve runs afterwards over the enlarged cache, with the time it would have had
-    before pricing (and whatever pricing leaves).  The sets that price out are families the
-    exploration missed with a reduced score above every cached one, so the solve over the
-    enlarged cache finds better DAGs than the same solve over the search's cache (baudio: 543
-    BIC better with 60 s of ASOBS on each; results/scale/README.md, stop 65).
-    Returns ``(result, pricing record, enlarged cache or None)``."""
+    before pricing (and whatever pricing leaves).  Why this order: the sets that price out are
+    families the exploration missed with a reduced score above every cached one, and the
+    better DAGs use them; a solve before pricing never sees them (results/scale/README.md,
+    stop 65).  Returns ``(result, pricing record, enlarged cache or None)``."""
     solve_time = _left(t0, time_limit, FIT_RESERVE)
     left = _left(t0, full_limit, FIT_RESERVE)
     t4 = time.perf_counter()
